@@ -1,0 +1,48 @@
+# compartment: the build. `make run` and `make test` are the two commands a
+# fresh clone needs; everything else is here for people working on it.
+
+GO      ?= go
+BIN     := bin/compartment
+PKGS    := ./...
+# The default test run must stay well under 15 minutes on 2 cores.
+TEST_TIMEOUT ?= 12m
+# Seconds per fuzz target: short in `make test`, long in `make fuzz`.
+FUZZ_SHORT ?= 5
+FUZZ_LONG  ?= 120
+
+.PHONY: all setup build test run bench fuzz lint model clean
+
+all: build
+
+setup:
+	@scripts/setup.sh
+
+build:
+	$(GO) build -o $(BIN) ./cmd/compartment
+
+# Tests run inside a network namespace with only loopback: the kernel
+# enforces that nothing in the suite reaches the network.
+test: setup lint build
+	GOPROXY=off scripts/offline.sh $(GO) test -timeout $(TEST_TIMEOUT) $(PKGS)
+	GOPROXY=off scripts/offline.sh scripts/fuzz.sh $(FUZZ_SHORT)
+
+run: setup build
+	@scripts/demo.sh
+
+bench: setup build
+	@scripts/bench.sh
+
+fuzz: setup
+	GOPROXY=off scripts/offline.sh scripts/fuzz.sh $(FUZZ_LONG)
+
+lint:
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet $(PKGS)
+
+# Rebuilds the bundled static embedding model from scratch (see embed/MODEL.md).
+model: setup
+	@scripts/model.sh
+
+clean:
+	rm -rf bin .demo

@@ -1,0 +1,5 @@
+// Package internal is the root of the memory domain and its surfaces. The
+// subpackages hold the vault (records, namespaces, grants, search, opinions,
+// expiry, relations, audit), the unlock session, the MCP server and the
+// offline guard.
+package internal
