@@ -1,0 +1,122 @@
+// Command compartment is the CLI of compartment: an encrypted, offline,
+// persistent memory for AI agents. It parses flags, calls into internal/,
+// and prints text or --json. Business logic lives elsewhere.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/alecthomas/kong"
+)
+
+// version is set by the build (-ldflags "-X main.version=...").
+var version = "dev"
+
+// CLI is the whole command tree. Each command lives in its own file,
+// cmd_<name>.go, and is registered here with one line.
+type CLI struct {
+	Globals
+
+	Version kong.VersionFlag `help:"Print the version and exit."`
+}
+
+// Globals are the flags every command understands.
+type Globals struct {
+	Vault         string `help:"Vault file." env:"COMPARTMENT_VAULT" default:"~/.compartment/memory.vault" type:"path" placeholder:"PATH"`
+	Caller        string `help:"Who is calling (selects the default namespace and the grants)." default:"user" placeholder:"NAME"`
+	Keyfile       string `help:"Keyfile for a vault with two-factor unlock." type:"path" placeholder:"PATH"`
+	AssertOffline bool   `help:"Abort on any attempt to open a network socket." env:"COMPARTMENT_ASSERT_OFFLINE"`
+}
+
+// App is what every command's Run receives: the parsed globals and where to
+// print.
+type App struct {
+	*Globals
+	Stdout io.Writer
+	Stderr io.Writer
+	Stdin  io.Reader
+}
+
+// exitError carries a specific exit status for the error it wraps.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run parses args, runs the command and turns any error into one line on
+// stderr and a non-zero status.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var cli CLI
+	exited := -1
+	parser, err := kong.New(&cli,
+		kong.Name("compartment"),
+		kong.Description("Encrypted, fully offline, persistent memory for AI agents."),
+		kong.UsageOnError(),
+		kong.Vars{"version": version},
+		kong.Writers(stdout, stderr),
+		kong.Exit(func(code int) { exited = code; panic(exitPanic{}) }),
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+	)
+	if err != nil {
+		fmt.Fprintf(stderr, "compartment: %v\n", err)
+		return 2
+	}
+	code, done := parseAndRun(parser, &cli, args, stdin, stdout, stderr)
+	if exited >= 0 {
+		return exited
+	}
+	if done {
+		return code
+	}
+	return 0
+}
+
+type exitPanic struct{}
+
+func parseAndRun(parser *kong.Kong, cli *CLI, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int, done bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(exitPanic); !ok {
+				panic(r)
+			}
+		}
+	}()
+	ctx, err := parser.Parse(args)
+	if err != nil {
+		fmt.Fprintf(stderr, "compartment: %v\n", err)
+		return 2, true
+	}
+	cli.Vault = expandHome(cli.Vault)
+	app := &App{Globals: &cli.Globals, Stdout: stdout, Stderr: stderr, Stdin: stdin}
+	if err := ctx.Run(app); err != nil {
+		fmt.Fprintf(stderr, "compartment: %v\n", err)
+		var ee *exitError
+		if errors.As(err, &ee) {
+			return ee.code, true
+		}
+		return 1, true
+	}
+	return 0, true
+}
+
+// expandHome turns a leading ~/ into the user's home directory (kong's path
+// type does this for flags, not for env values).
+func expandHome(p string) string {
+	if len(p) >= 2 && p[:2] == "~/" {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, p[2:])
+		}
+	}
+	return p
+}
