@@ -1,0 +1,18 @@
+//go:build !amd64 || !gc || purego || noasm
+
+package simd
+
+// Without assembly only the generic tier exists.
+const bestTier = TierGeneric
+
+var tier = bestTier
+
+func dotF32Tier(_ Tier, q, m []float32, rows []uint32, out []float32) {
+	dotF32Generic(q, m, rows, out)
+}
+
+func dotI8Tier(_ Tier, q, m []int8, rows []uint32, out []int32) {
+	dotI8Generic(q, m, rows, out)
+}
+
+func features() []string { return nil }
