@@ -22,6 +22,17 @@ type CLI struct {
 	Globals
 
 	Version kong.VersionFlag `help:"Print the version and exit."`
+
+	Init   InitCmd   `cmd:"" help:"Create a new encrypted vault."`
+	Store  StoreCmd  `cmd:"" help:"Store one memory (one claim, with its source)."`
+	Get    GetCmd    `cmd:"" help:"Print one memory by id."`
+	Forget ForgetCmd `cmd:"" help:"Forget a memory (--shred destroys it in the file)."`
+	Status StatusCmd `cmd:"" help:"Counts, sizes, format, key slots, model."`
+	Export ExportCmd `cmd:"" help:"Write every memory as plaintext JSONL."`
+	Import ImportCmd `cmd:"" help:"Read JSONL (an export, or lines with text) into the vault."`
+	Verify VerifyCmd `cmd:"" help:"Check structure, seals, audit chain and signature."`
+	Rekey  RekeyCmd  `cmd:"" help:"Change the passphrase."`
+	Lock   LockCmd   `cmd:"" help:"Flush and compact the vault (--sign to sign it)."`
 }
 
 // Globals are the flags every command understands.

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// ExportCmd writes the vault as plaintext JSONL.
+type ExportCmd struct {
+	Plaintext string `help:"Write every memory and relation, unencrypted, to this file (- for stdout)." required:"" placeholder:"OUT"`
+	JSON      bool   `help:"Print the result as JSON." name:"json"`
+}
+
+func (c *ExportCmd) Run(app *App) error {
+	v, err := app.openVault()
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	var w io.Writer = app.Stdout
+	var f *os.File
+	if c.Plaintext != "-" {
+		if _, err := os.Stat(c.Plaintext); err == nil {
+			return fmt.Errorf("%s exists; nothing was written (remove it or choose another name)", c.Plaintext)
+		}
+		f, err = os.OpenFile(c.Plaintext, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err != nil {
+			return fmt.Errorf("export: %w", err)
+		}
+		w = f
+	}
+	n, err := v.Export(w)
+	if f != nil {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			os.Remove(c.Plaintext)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if c.Plaintext == "-" {
+		return nil
+	}
+	if c.JSON {
+		return printJSON(app.Stdout, map[string]any{"path": c.Plaintext, "lines": n})
+	}
+	fmt.Fprintf(app.Stderr, "wrote %d lines to %s (plaintext: keep it safe, delete it when done)\n", n, c.Plaintext)
+	return nil
+}
+
+// ImportCmd reads JSONL into the vault.
+type ImportCmd struct {
+	File   string `arg:"" help:"JSONL file: an export, or lines with at least \"text\" (- for stdin)."`
+	Source string `help:"Source for lines that have none (default: \"imported from FILE\")."`
+	JSON   bool   `help:"Print the result as JSON." name:"json"`
+}
+
+func (c *ImportCmd) Run(app *App) error {
+	var r io.Reader = app.Stdin
+	total := 0
+	if c.File != "-" {
+		f, err := os.Open(c.File)
+		if err != nil {
+			return fmt.Errorf("import: %w", err)
+		}
+		defer f.Close()
+		r = f
+		total = countLines(c.File)
+	}
+	source := c.Source
+	if source == "" {
+		source = "imported from " + filepath.Base(c.File)
+	}
+	v, err := app.openVault()
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	bar := newProgress(app.Stderr, "importing", total)
+	res, err := v.Import(r, source, bar.set)
+	bar.done()
+	if err != nil {
+		return errors.Join(err, fmt.Errorf("%d memories were stored before the error", res.Stored))
+	}
+	if c.JSON {
+		return printJSON(app.Stdout, res)
+	}
+	fmt.Fprintf(app.Stdout, "imported %d memories and %d relations from %d lines (%d already present)\n", res.Stored, res.Relations, res.Lines, res.Skipped)
+	return nil
+}
+
+// countLines counts newlines for the progress bar; 0 when unknown.
+func countLines(path string) int {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, b := range data {
+		if b == '\n' {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/compartment/compartment/internal/vault"
+	"github.com/compartment/compartment/vaultfmt"
+)
+
+// InitCmd creates a new vault.
+type InitCmd struct {
+	NoApp           bool `help:"Do not start the desktop panel (headless machines, CI)."`
+	PassphraseStdin bool `help:"Read the passphrase from the first line of stdin."`
+	JSON            bool `help:"Print the result as JSON." name:"json"`
+}
+
+func (c *InitCmd) Run(app *App) error {
+	if _, err := os.Stat(app.Vault); err == nil {
+		return fmt.Errorf("a vault already exists at %s; nothing was changed (use --vault to create another)", app.Vault)
+	}
+	pass, err := app.newPassphrase(c.PassphraseStdin, true)
+	if err != nil {
+		return err
+	}
+	keyfile, err := app.readKeyfile()
+	if err != nil {
+		return err
+	}
+	enc, err := app.encoder()
+	if err != nil {
+		return err
+	}
+	v, err := vault.Create(app.Vault, vault.Options{
+		Unlock: vaultfmt.Unlock{Passphrase: pass, Keyfile: keyfile}, Caller: app.Caller, Encoder: enc,
+	})
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	st, err := v.Status()
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		return printJSON(app.Stdout, map[string]any{"path": app.Vault, "vault_id": st.VaultID, "model": st.Model.Pinned})
+	}
+	fmt.Fprintf(app.Stdout, "Created an encrypted vault at %s\n", app.Vault)
+	fmt.Fprintf(app.Stdout, "Settings and grants: %s\n", vault.ConfigPath(app.Vault))
+	fmt.Fprintln(app.Stdout, "Next: compartment store \"a fact worth keeping\" --source \"from chat\"")
+	return nil
+}

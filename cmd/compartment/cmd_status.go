@@ -1,0 +1,63 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+)
+
+// StatusCmd reports on the vault.
+type StatusCmd struct {
+	JSON bool `help:"Print the status as JSON." name:"json"`
+}
+
+func (c *StatusCmd) Run(app *App) error {
+	v, err := app.openVault()
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	st, err := v.Status()
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		return printJSON(app.Stdout, st)
+	}
+	w := app.Stdout
+	fmt.Fprintf(w, "vault          %s (unlocked)\n", st.Path)
+	fmt.Fprintf(w, "format         version %d, id %s, created %s\n", st.FormatVersion, st.VaultID[:12], st.Created.Format("2006-01-02"))
+	fmt.Fprintf(w, "memories       %d live (%d yours, %d reference), %d superseded\n", st.Live, st.OrganicRecords, st.Live-st.OrganicRecords, st.Superseded)
+	fmt.Fprintf(w, "namespaces     %d\n", st.Namespaces)
+	fmt.Fprintf(w, "relations      %d\n", st.Relations)
+	fmt.Fprintf(w, "audit          %d entries, head %s\n", st.AuditEntries, st.AuditHead)
+	model := st.Model.Pinned
+	if model == "" {
+		model = "none (literal search only)"
+	}
+	fmt.Fprintf(w, "model          %s\n", model)
+	var slots []string
+	for _, s := range st.Slots {
+		slots = append(slots, fmt.Sprintf("%s (argon2id t=%d m=%dMiB p=%d)", s.Kind, s.Time, s.MemoryKiB/1024, s.Threads))
+	}
+	fmt.Fprintf(w, "key slots      %s\n", strings.Join(slots, "; "))
+	fmt.Fprintf(w, "file           %s: %d items compacted, journal %d frames (%s)\n", humanBytes(st.FileBytes), st.PayloadItems, st.JournalFrames, humanBytes(st.JournalBytes))
+	if st.Signed {
+		fmt.Fprintln(w, "signed         yes (check with `compartment verify`)")
+	}
+	if st.TornTail != nil {
+		fmt.Fprintf(w, "recovered      a write interrupted by a crash was dropped (%d bytes at offset %d)\n", st.TornTail.Bytes, st.TornTail.Offset)
+	}
+	return nil
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}

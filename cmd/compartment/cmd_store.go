@@ -1,0 +1,152 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/compartment/compartment/internal/vault"
+)
+
+// StoreCmd stores one memory.
+type StoreCmd struct {
+	Text        string   `arg:"" help:"One claim, at most 200 characters by default."`
+	Source      string   `help:"How the fact was established, e.g. \"from chat\", \"read from pyproject.toml\"." required:""`
+	Namespace   string   `help:"Namespace (default: the caller's own)."`
+	Tag         []string `help:"A tag (repeatable)." placeholder:"TAG"`
+	Importance  *float64 `help:"0 to 1: 0.9 decisions and consent, 0.8 personal facts and preferences, 0.75 machine and configuration, 0.55 other substantive statements, 0.2 small talk (default 0.5)."`
+	Discovered  string   `help:"Date the fact was learned, YYYY-MM-DD (default today)."`
+	Expires     string   `help:"Last day the fact is true: YYYY-MM-DD or 14d, 2w, 3m, 1y."`
+	Kind        string   `help:"fact or opinion (opinions replace similar older ones)." enum:"fact,opinion" default:"fact"`
+	Supersedes  []string `help:"Id of a memory this one replaces (repeatable)." placeholder:"ID"`
+	KeepBoth    bool     `help:"Store an opinion beside similar ones instead of reporting a conflict."`
+	Quarantined bool     `help:"The content came from an untrusted source: every recall carries a warning."`
+	Raw         bool     `help:"Skip the one-claim check (bulk loads)."`
+	JSON        bool     `help:"Print the result as JSON." name:"json"`
+}
+
+func (c *StoreCmd) Run(app *App) error {
+	v, err := app.openVault()
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	req := vault.StoreRequest{
+		Text: c.Text, Source: c.Source, Namespace: c.Namespace, Tags: c.Tag, Importance: c.Importance,
+		Discovered: c.Discovered, Expires: c.Expires, Kind: c.Kind, Supersedes: c.Supersedes,
+		Quarantined: c.Quarantined, Raw: c.Raw,
+	}
+	if c.KeepBoth && req.Supersedes == nil {
+		req.Supersedes = []string{}
+	}
+	res, err := v.Store(req)
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		return printJSON(app.Stdout, res)
+	}
+	printStoreResult(app, res)
+	return nil
+}
+
+func printStoreResult(app *App, res vault.StoreResult) {
+	switch {
+	case res.Stored:
+		fmt.Fprintln(app.Stdout, res.ID)
+		if len(res.Superseded) > 0 {
+			fmt.Fprintf(app.Stderr, "superseded: %s\n", strings.Join(res.Superseded, ", "))
+		}
+	case res.Duplicate:
+		fmt.Fprintln(app.Stdout, res.ID)
+		fmt.Fprintln(app.Stderr, "a near-identical memory already exists: its id is above, nothing new was stored")
+	case res.Reaffirmed:
+		fmt.Fprintln(app.Stdout, res.ID)
+		fmt.Fprintln(app.Stderr, "this restates a live opinion: its date was refreshed")
+	case len(res.Conflicts) > 0:
+		fmt.Fprintln(app.Stderr, "not stored: similar live opinions exist:")
+		for _, r := range res.Conflicts {
+			fmt.Fprintf(app.Stderr, "  %s  %s\n", r.ID, r.Stamped())
+		}
+		fmt.Fprintln(app.Stderr, "resend with --supersedes ID to replace one, or --keep-both to keep all")
+	default:
+		fmt.Fprintln(app.Stdout, res.ID)
+		if res.Message != "" {
+			fmt.Fprintln(app.Stderr, res.Message)
+		}
+	}
+}
+
+// GetCmd prints one memory.
+type GetCmd struct {
+	ID   string `arg:"" help:"Memory id (or a unique prefix of at least 6 digits)."`
+	JSON bool   `help:"Print the memory as JSON." name:"json"`
+}
+
+func (c *GetCmd) Run(app *App) error {
+	v, err := app.openVault()
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	r, err := v.Get(c.ID)
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		return printJSON(app.Stdout, r)
+	}
+	printRecord(app, r)
+	return nil
+}
+
+func printRecord(app *App, r *vault.Record) {
+	row := func(k, v string) {
+		if v != "" {
+			fmt.Fprintf(app.Stdout, "%-13s %s\n", k, v)
+		}
+	}
+	row("id", r.ID)
+	row("text", r.Stamped())
+	row("source", r.Source)
+	row("discovered", r.Discovered)
+	row("created", r.Created.Format("2006-01-02 15:04:05Z"))
+	row("namespace", r.Namespace)
+	row("tags", strings.Join(r.Tags, ", "))
+	row("importance", fmt.Sprintf("%.2f", r.Importance))
+	row("kind", r.Kind)
+	row("expires", r.Expires)
+	row("supersedes", strings.Join(r.Supersedes, ", "))
+	row("superseded_by", r.SupersededBy)
+	if r.Quarantined {
+		row("quarantined", "yes: the content came from an untrusted source")
+	}
+	row("caller", r.Caller)
+}
+
+// ForgetCmd removes a memory.
+type ForgetCmd struct {
+	ID    string `arg:"" help:"Memory id (or a unique prefix)."`
+	Shred bool   `help:"Destroy the record's key and content in the file now, so it cannot be recovered."`
+	JSON  bool   `help:"Print the result as JSON." name:"json"`
+}
+
+func (c *ForgetCmd) Run(app *App) error {
+	v, err := app.openVault()
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	id, err := v.Forget(c.ID, c.Shred)
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		return printJSON(app.Stdout, map[string]any{"id": id, "forgotten": true, "shredded": c.Shred})
+	}
+	if c.Shred {
+		fmt.Fprintf(app.Stdout, "shredded %s: its key and content are gone from the vault file\n", id)
+	} else {
+		fmt.Fprintf(app.Stdout, "forgot %s (use --shred to destroy it in the file at once)\n", id)
+	}
+	return nil
+}

@@ -1,0 +1,181 @@
+package main
+
+import (
+	"crypto/ed25519"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/compartment/compartment/internal/vault"
+	"github.com/compartment/compartment/vaultfmt"
+)
+
+// VerifyCmd checks the vault file: structure, every seal when a credential
+// is at hand, the audit chain, and the signature if present.
+type VerifyCmd struct {
+	JSON bool `help:"Print the report as JSON." name:"json"`
+}
+
+type verifyOutput struct {
+	OK          bool                  `json:"ok"`
+	File        vaultfmt.VerifyReport `json:"file"`
+	Signer      string                `json:"signer,omitempty"`
+	SignerIsYou bool                  `json:"signer_is_you,omitempty"`
+	Audit       *vault.AuditReport    `json:"audit,omitempty"`
+}
+
+func (c *VerifyCmd) Run(app *App) error {
+	var u *vaultfmt.Unlock
+	if cred, ok := app.quietCredential(); ok {
+		u = &cred
+	}
+	rep, err := vaultfmt.Verify(app.Vault, u)
+	if err != nil {
+		return fmt.Errorf("verify %s: %w", app.Vault, err)
+	}
+	out := verifyOutput{File: rep, OK: len(rep.Problems) == 0 && (!rep.Signed || rep.SignatureOK)}
+	if sig := rep.Header.Signature; sig != nil {
+		out.Signer = vault.Fingerprint(sig.PublicKey)
+		if id, err := vault.LoadIdentity(compartmentHome()); err == nil {
+			out.SignerIsYou = id.Public().(ed25519.PublicKey).Equal(sig.PublicKey)
+		}
+	}
+	if u != nil {
+		v, err := vault.Open(app.Vault, vault.Options{Unlock: *u, Caller: app.Caller})
+		if err != nil {
+			return err
+		}
+		a, err := v.AuditVerify()
+		v.Close()
+		if err != nil {
+			return err
+		}
+		out.Audit = &a
+		out.OK = out.OK && a.OK
+	}
+	if c.JSON {
+		if err := printJSON(app.Stdout, out); err != nil {
+			return err
+		}
+	} else {
+		printVerify(app, out)
+	}
+	if !out.OK {
+		return &exitError{code: 1, err: fmt.Errorf("verify %s: problems found (see above)", app.Vault)}
+	}
+	return nil
+}
+
+func printVerify(app *App, out verifyOutput) {
+	w := app.Stdout
+	r := out.File
+	fmt.Fprintf(w, "structure      %d frames, format version %d\n", r.Frames, r.Header.Version)
+	if r.TagsChecked {
+		fmt.Fprintln(w, "seals          every sealed item opened and authenticated")
+	} else {
+		fmt.Fprintln(w, "seals          not checked (locked: set COMPARTMENT_PASSPHRASE or unlock first)")
+	}
+	switch {
+	case !r.Signed:
+		fmt.Fprintln(w, "signature      none (sign with `compartment lock --sign`)")
+	case !r.SignatureOK:
+		fmt.Fprintf(w, "signature      INVALID (signer %s)\n", out.Signer)
+	case !r.SignedCurrent:
+		fmt.Fprintf(w, "signature      valid for an earlier state; written to since (signer %s)\n", out.Signer)
+	default:
+		who := "not your key"
+		if out.SignerIsYou {
+			who = "your identity key"
+		}
+		fmt.Fprintf(w, "signature      valid (signer %s, %s)\n", out.Signer, who)
+	}
+	if out.Audit != nil {
+		if out.Audit.OK {
+			fmt.Fprintf(w, "audit chain    %d entries, intact\n", out.Audit.Entries)
+		} else {
+			fmt.Fprintf(w, "audit chain    %d breaks (run `compartment audit verify` for details)\n", len(out.Audit.Breaks))
+		}
+	}
+	for _, p := range r.Problems {
+		fmt.Fprintf(w, "problem        %s\n", p)
+	}
+}
+
+// quietCredential returns a credential available without asking.
+func (app *App) quietCredential() (vaultfmt.Unlock, bool) {
+	keyfile, _ := app.readKeyfile()
+	if env := os.Getenv("COMPARTMENT_PASSPHRASE"); env != "" {
+		return vaultfmt.Unlock{Passphrase: []byte(env), Keyfile: keyfile}, true
+	}
+	return vaultfmt.Unlock{}, false
+}
+
+// compartmentHome is ~/.compartment: identity key, models, benchmarks.
+func compartmentHome() string {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ".compartment"
+	}
+	return filepath.Join(home, ".compartment")
+}
+
+// RekeyCmd changes the passphrase.
+type RekeyCmd struct {
+	NewPassphraseStdin bool `help:"Read the new passphrase from the first line of stdin."`
+}
+
+func (c *RekeyCmd) Run(app *App) error {
+	v, err := app.openVault()
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	pass, err := app.newPassphrase(c.NewPassphraseStdin, false)
+	if err != nil {
+		return err
+	}
+	keyfile, err := app.readKeyfile()
+	if err != nil {
+		return err
+	}
+	if err := v.Rekey(pass, keyfile, vaultfmt.KDFParams{}); err != nil {
+		return err
+	}
+	fmt.Fprintln(app.Stdout, "passphrase changed: every key slot was rewritten; the old passphrase no longer opens the vault")
+	return nil
+}
+
+// LockCmd flushes the vault and (with --sign) signs it.
+type LockCmd struct {
+	Sign bool `help:"Sign the vault's manifest with your identity key, so a recipient can check it with verify."`
+	JSON bool `help:"Print the result as JSON." name:"json"`
+}
+
+func (c *LockCmd) Run(app *App) error {
+	v, err := app.openVault()
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	signer := ""
+	if c.Sign {
+		key, err := vault.LoadIdentity(compartmentHome())
+		if err != nil {
+			return err
+		}
+		if err := v.Sign(key); err != nil {
+			return err
+		}
+		signer = vault.Fingerprint(key.Public().(ed25519.PublicKey))
+	} else if err := v.Flush(); err != nil {
+		return err
+	}
+	if c.JSON {
+		return printJSON(app.Stdout, map[string]any{"locked": true, "signed": c.Sign, "signer": signer})
+	}
+	fmt.Fprintln(app.Stdout, "vault flushed and compacted; locked")
+	if c.Sign {
+		fmt.Fprintf(app.Stdout, "signed with identity key %s\n", signer)
+	}
+	return nil
+}

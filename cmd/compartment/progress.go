@@ -1,0 +1,50 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"golang.org/x/term"
+)
+
+// progress draws a one-line bar on a terminal and nothing elsewhere, so
+// scripts and logs stay clean.
+type progress struct {
+	w     io.Writer
+	label string
+	total int
+	last  time.Time
+	on    bool
+}
+
+func newProgress(w io.Writer, label string, total int) *progress {
+	f, ok := w.(*os.File)
+	return &progress{w: w, label: label, total: total, on: ok && term.IsTerminal(int(f.Fd()))}
+}
+
+// set shows done out of total (total ≤ 0: a count only).
+func (p *progress) set(done int) {
+	if !p.on || time.Since(p.last) < 100*time.Millisecond {
+		return
+	}
+	p.last = time.Now()
+	if p.total <= 0 {
+		fmt.Fprintf(p.w, "\r%s %d", p.label, done)
+		return
+	}
+	const width = 30
+	frac := min(float64(done)/float64(p.total), 1)
+	bar := strings.Repeat("#", int(frac*width)) + strings.Repeat(".", width-int(frac*width))
+	fmt.Fprintf(p.w, "\r%s [%s] %3.0f%% %d/%d", p.label, bar, frac*100, done, p.total)
+}
+
+// done clears the line.
+func (p *progress) done() {
+	if p.on {
+		p.last = time.Time{}
+		fmt.Fprint(p.w, "\r\033[K")
+	}
+}

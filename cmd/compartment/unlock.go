@@ -1,0 +1,129 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"golang.org/x/term"
+
+	"github.com/compartment/compartment/internal/vault"
+	"github.com/compartment/compartment/vaultfmt"
+)
+
+// minPassphrase is the shortest passphrase init and rekey accept.
+const minPassphrase = 8
+
+// errNoCredential says how to unlock when nothing was offered.
+var errNoCredential = fmt.Errorf("%w (or set COMPARTMENT_PASSPHRASE for scripts)", vault.ErrLocked)
+
+// readPassphraseStdin reads one line from stdin (for --passphrase-stdin).
+func (app *App) readPassphraseStdin() ([]byte, error) {
+	line, err := bufio.NewReader(app.Stdin).ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("read passphrase from stdin: %w", err)
+	}
+	line = strings.TrimRight(line, "\r\n")
+	if line == "" {
+		return nil, errors.New("no passphrase on stdin")
+	}
+	return []byte(line), nil
+}
+
+// promptPassphrase asks on the terminal without echo. It fails when there
+// is no terminal to ask on.
+func promptPassphrase(prompt string) ([]byte, error) {
+	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	if err != nil {
+		return nil, errNoCredential
+	}
+	defer tty.Close()
+	if !term.IsTerminal(int(tty.Fd())) {
+		return nil, errNoCredential
+	}
+	fmt.Fprint(tty, prompt)
+	pass, err := term.ReadPassword(int(tty.Fd()))
+	fmt.Fprintln(tty)
+	if err != nil {
+		return nil, fmt.Errorf("read passphrase: %w", err)
+	}
+	return pass, nil
+}
+
+// newPassphrase gets a passphrase for a new vault or a rekey: stdin when
+// asked, else COMPARTMENT_PASSPHRASE (env, init only), else the terminal,
+// twice.
+func (app *App) newPassphrase(fromStdin, allowEnv bool) ([]byte, error) {
+	var pass []byte
+	var err error
+	switch env := os.Getenv("COMPARTMENT_PASSPHRASE"); {
+	case fromStdin:
+		pass, err = app.readPassphraseStdin()
+	case allowEnv && env != "":
+		pass = []byte(env)
+	default:
+		pass, err = promptPassphrase("New passphrase: ")
+		if err != nil {
+			return nil, err
+		}
+		again, err := promptPassphrase("Repeat it: ")
+		if err != nil {
+			return nil, err
+		}
+		if string(again) != string(pass) {
+			return nil, errors.New("the two passphrases differ; nothing was changed")
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len([]rune(string(pass))) < minPassphrase {
+		return nil, fmt.Errorf("the passphrase is too short: use at least %d characters (a few unrelated words work well)", minPassphrase)
+	}
+	return pass, nil
+}
+
+// readKeyfile reads the keyfile named by --keyfile, if any.
+func (app *App) readKeyfile() ([]byte, error) {
+	if app.Keyfile == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(app.Keyfile)
+	if err != nil {
+		return nil, fmt.Errorf("read keyfile: %w", err)
+	}
+	return data, nil
+}
+
+// credential finds a way to unlock the vault without asking, or asks on
+// the terminal: COMPARTMENT_PASSPHRASE, then a prompt.
+func (app *App) credential() (vaultfmt.Unlock, error) {
+	keyfile, err := app.readKeyfile()
+	if err != nil {
+		return vaultfmt.Unlock{}, err
+	}
+	if env := os.Getenv("COMPARTMENT_PASSPHRASE"); env != "" {
+		return vaultfmt.Unlock{Passphrase: []byte(env), Keyfile: keyfile}, nil
+	}
+	pass, err := promptPassphrase(fmt.Sprintf("Passphrase for %s: ", app.Vault))
+	if err != nil {
+		return vaultfmt.Unlock{}, err
+	}
+	return vaultfmt.Unlock{Passphrase: pass, Keyfile: keyfile}, nil
+}
+
+// openVault unlocks and loads the vault for a command.
+func (app *App) openVault() (*vault.Vault, error) {
+	u, err := app.credential()
+	if err != nil {
+		return nil, err
+	}
+	enc, err := app.encoder()
+	if err != nil {
+		return nil, err
+	}
+	return vault.Open(app.Vault, vault.Options{Unlock: u, Caller: app.Caller, Encoder: enc})
+}

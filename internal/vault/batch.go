@@ -1,0 +1,171 @@
+package vault
+
+import (
+	"github.com/compartment/compartment/vaultfmt"
+)
+
+// batch collects the changes of one write (records, their audit entries)
+// so they reach the file in one append and one fsync.
+type batch struct {
+	v       *Vault
+	changes []vaultfmt.Change
+	seq     uint64
+	audit   auditChain // the chain as it will be after this batch
+	placed  []*Record  // records stored by this batch so far
+	updated map[string]*Record
+}
+
+func (v *Vault) newBatch() *batch {
+	b := &batch{v: v, seq: v.st.maxSeq, updated: map[string]*Record{}}
+	b.audit = auditChain{head: v.st.audit.head, entries: map[uint64]*AuditEntry{}}
+	if head, ok := v.st.audit.entries[v.st.audit.head]; ok {
+		b.audit.entries[head.Seq] = head
+	}
+	return b
+}
+
+// putRecord writes r (new or updated) and chains an audit entry.
+func (b *batch) putRecord(r *Record, op string) {
+	id, _ := parseID(r.ID)
+	b.changes = append(b.changes, vaultfmt.Change{Op: vaultfmt.OpPut, Item: vaultfmt.Item{ID: id, Kind: kindRecord, Body: encodeRecord(r)}})
+	b.updated[r.ID] = r
+	b.logAudit(op, r.ID)
+}
+
+// deleteItem tombstones an item and chains an audit entry.
+func (b *batch) deleteItem(id string, op string) {
+	raw, _ := parseID(id)
+	b.changes = append(b.changes, vaultfmt.Change{Op: vaultfmt.OpDelete, Item: vaultfmt.Item{ID: raw}})
+	b.logAudit(op, id)
+}
+
+// putRelation writes a relation and chains an audit entry.
+func (b *batch) putRelation(rel *Relation) {
+	id, _ := parseID(rel.ID)
+	b.changes = append(b.changes, vaultfmt.Change{Op: vaultfmt.OpPut, Item: vaultfmt.Item{ID: id, Kind: kindRelation, Body: encodeRelation(rel)}})
+	b.logAudit("link", rel.ID)
+}
+
+func (b *batch) logAudit(op, target string) {
+	e := b.audit.next(b.v.now(), b.v.caller, op, target)
+	b.appendAudit(e)
+}
+
+func (b *batch) appendAudit(e *AuditEntry) {
+	b.audit.entries[e.Seq] = e
+	b.audit.head = e.Seq
+	b.changes = append(b.changes, vaultfmt.Change{Op: vaultfmt.OpPut, Item: vaultfmt.Item{ID: auditID(e.Seq), Kind: kindAudit, Body: encodeAudit(e)}})
+}
+
+// current returns the record as this batch will leave it.
+func (b *batch) current(id string) *Record {
+	if r, ok := b.updated[id]; ok {
+		return r
+	}
+	return b.v.st.records[id]
+}
+
+// place decides what a prepared record becomes: a duplicate of an existing
+// memory, a reaffirmation or conflict of an opinion, or a new record
+// (superseding others when asked).
+func (v *Vault) place(b *batch, req *StoreRequest, r *Record) StoreResult {
+	if req.ID != "" {
+		if _, exists := v.st.records[req.ID]; exists {
+			return StoreResult{ID: req.ID, Message: "already in the vault"}
+		}
+	}
+	similar := v.similarTo(b, r)
+	if req.Supersedes == nil {
+		if r.Kind == KindOpinion {
+			if res, ok := v.opinionCheck(b, r, similar); ok {
+				return res
+			}
+		} else if len(similar) > 0 && similar[0].cos >= v.cfg.Settings.DuplicateThreshold {
+			dup := similar[0].rec
+			return StoreResult{ID: dup.ID, Duplicate: true, Text: dup.Stamped(), Discovered: dup.Discovered,
+				Message: "a near-identical memory exists; its id is returned and nothing new was stored"}
+		}
+	}
+	if r.ID == "" {
+		id, err := newID()
+		if err != nil {
+			return StoreResult{Message: err.Error()}
+		}
+		r.ID = idString(id)
+	}
+	b.seq++
+	r.Seq = b.seq
+	var superseded []string
+	for _, oldID := range req.Supersedes {
+		old := b.current(oldID)
+		if old == nil {
+			continue
+		}
+		next := *old
+		next.SupersededBy = r.ID
+		b.putRecord(&next, "supersede")
+		superseded = append(superseded, old.ID)
+	}
+	r.Supersedes = superseded
+	b.putRecord(r, "store")
+	b.placed = append(b.placed, r)
+	return StoreResult{ID: r.ID, Stored: true, Superseded: superseded, Text: r.Stamped(), Discovered: r.Discovered, Expires: r.Expires}
+}
+
+// opinionCheck implements "opinions update": a restatement refreshes the
+// live opinion's date; a similar one comes back as a conflict.
+func (v *Vault) opinionCheck(b *batch, r *Record, similar []similarHit) (StoreResult, bool) {
+	var conflicts []*Record
+	for _, h := range similar {
+		if h.rec.Kind != KindOpinion {
+			continue
+		}
+		if h.cos >= v.cfg.Settings.OpinionReaffirmThreshold {
+			next := *b.current(h.rec.ID)
+			next.Affirmed = v.now()
+			b.putRecord(&next, "reaffirm")
+			return StoreResult{ID: next.ID, Reaffirmed: true, Text: next.Stamped(), Discovered: next.Discovered,
+				Message: "this restates a live opinion: its date was refreshed instead of storing a copy"}, true
+		}
+		if h.cos >= v.cfg.Settings.OpinionUpdateThreshold {
+			conflicts = append(conflicts, h.rec)
+		}
+	}
+	if len(conflicts) == 0 {
+		return StoreResult{}, false
+	}
+	return StoreResult{Conflicts: conflicts,
+		Message: "similar live opinion(s) exist: resend with supersedes=[their ids] to replace them (merge the text to keep parts of both), or supersedes=[] to keep both"}, true
+}
+
+// similarTo finds live records in r's namespace similar to r, best first:
+// by cosine when the vault has vectors, by identical text otherwise.
+func (v *Vault) similarTo(b *batch, r *Record) []similarHit {
+	if r.Vectors == nil {
+		var out []similarHit
+		for _, rec := range v.st.index.sameText(r.Text, r.Namespace) {
+			out = append(out, similarHit{rec, 1})
+		}
+		for _, rec := range b.placed {
+			if rec.Namespace == r.Namespace && normalizeClaim(rec.Text) == normalizeClaim(r.Text) {
+				out = append(out, similarHit{rec, 1})
+			}
+		}
+		return out
+	}
+	vec := r.Vectors.Float32()[0]
+	hits := v.st.index.similar(vec, r.Namespace, 5)
+	for _, rec := range b.placed {
+		if rec.Namespace == r.Namespace && rec.Vectors != nil {
+			hits = append(hits, similarHit{rec, bestCos(rec.Vectors.Float32(), vec)})
+		}
+	}
+	live := hits[:0]
+	for _, h := range hits {
+		if cur := b.current(h.rec.ID); cur != nil && cur.Live() {
+			live = append(live, h)
+		}
+	}
+	sortHits(live)
+	return live
+}

@@ -1,0 +1,317 @@
+package vault
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/compartment/compartment/vaultfmt"
+)
+
+// exportLine is one JSONL line: a memory (type "memory", the default) or a
+// relation (type "relation").
+type exportLine struct {
+	Type string `json:"type"`
+	*Record
+	*Relation
+}
+
+// Export writes every readable record (superseded ones too) and relation as
+// plaintext JSONL and returns how many lines it wrote.
+func (v *Vault) Export(w io.Writer) (int, error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if err := v.refresh(); err != nil {
+		return 0, err
+	}
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	recs := make([]*Record, 0, len(v.st.records))
+	for _, r := range v.st.records {
+		if v.canRead(r.Namespace) {
+			recs = append(recs, r)
+		}
+	}
+	sort.Slice(recs, func(i, j int) bool { return recs[i].Seq < recs[j].Seq })
+	n := 0
+	for _, r := range recs {
+		if err := enc.Encode(exportLine{Type: "memory", Record: r}); err != nil {
+			return n, fmt.Errorf("export: %w", err)
+		}
+		n++
+	}
+	rels := v.relationsSorted()
+	for _, rel := range rels {
+		if err := enc.Encode(exportLine{Type: "relation", Relation: rel}); err != nil {
+			return n, fmt.Errorf("export: %w", err)
+		}
+		n++
+	}
+	return n, bw.Flush()
+}
+
+func (v *Vault) relationsSorted() []*Relation {
+	out := make([]*Relation, 0, len(v.st.relations))
+	for _, rel := range v.st.relations {
+		if v.canRead(rel.Namespace) {
+			out = append(out, rel)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].Created.Equal(out[j].Created) {
+			return out[i].Created.Before(out[j].Created)
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out
+}
+
+// importLine is what import accepts: an exported line, or plain JSONL with
+// only text (and optionally source, namespace, tags, discovered).
+type importLine struct {
+	Type         string    `json:"type"`
+	ID           string    `json:"id"`
+	Text         string    `json:"text"`
+	Source       string    `json:"source"`
+	Discovered   string    `json:"discovered"`
+	Created      time.Time `json:"created"`
+	Namespace    string    `json:"namespace"`
+	Tags         []string  `json:"tags"`
+	TagsOrigin   []string  `json:"tags_origin"`
+	Importance   *float64  `json:"importance"`
+	Kind         string    `json:"kind"`
+	Expires      string    `json:"expires"`
+	Supersedes   []string  `json:"supersedes"`
+	SupersededBy string    `json:"superseded_by"`
+	Quarantined  bool      `json:"quarantined"`
+	Caller       string    `json:"caller"`
+	Affirmed     time.Time `json:"affirmed"`
+	Reference    bool      `json:"reference"`
+	// relations
+	Subject   string `json:"subject"`
+	Predicate string `json:"predicate"`
+	Object    string `json:"object"`
+	Src       string `json:"src"`
+	ValidFrom string `json:"valid_from"`
+	ValidTo   string `json:"valid_to"`
+}
+
+// ImportResult counts what an import did.
+type ImportResult struct {
+	Lines     int `json:"lines"`
+	Stored    int `json:"stored"`
+	Relations int `json:"relations"`
+	Skipped   int `json:"skipped"` // already present (same id, or same claim in the namespace)
+}
+
+// importBatch is how many lines share one embed call and one fsync.
+const importBatch = 256
+
+// Import reads JSONL (an export, or plain lines with at least text) and
+// stores it in batches, one fsync per batch, keeping ids and dates where
+// given. A malformed line stops the import before its batch is written and
+// names the line; earlier batches stay stored.
+func (v *Vault) Import(r io.Reader, defaultSource string, progress func(lines int)) (ImportResult, error) {
+	var res ImportResult
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	var pending []importLine
+	var lineNos []int
+	flush := func() error {
+		if len(pending) == 0 {
+			return nil
+		}
+		err := v.importBatch(pending, lineNos, defaultSource, &res)
+		pending, lineNos = pending[:0], lineNos[:0]
+		if progress != nil {
+			progress(res.Lines)
+		}
+		return err
+	}
+	for sc.Scan() {
+		res.Lines++
+		text := strings.TrimSpace(sc.Text())
+		if text == "" {
+			continue
+		}
+		var l importLine
+		if err := json.Unmarshal([]byte(text), &l); err != nil {
+			return res, fmt.Errorf("import line %d: %w (lines before it were stored)", res.Lines, err)
+		}
+		pending = append(pending, l)
+		lineNos = append(lineNos, res.Lines)
+		if len(pending) == importBatch {
+			if err := flush(); err != nil {
+				return res, err
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return res, fmt.Errorf("import: %w", err)
+	}
+	return res, flush()
+}
+
+func (v *Vault) importBatch(lines []importLine, lineNos []int, defaultSource string, res *ImportResult) error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if err := v.refresh(); err != nil {
+		return err
+	}
+	today := v.today()
+	var recs []*Record
+	var rels []*Relation
+	for i, l := range lines {
+		if l.Type == "relation" {
+			rel, err := v.importRelation(l)
+			if err != nil {
+				return fmt.Errorf("import line %d: %w", lineNos[i], err)
+			}
+			rels = append(rels, rel)
+			continue
+		}
+		r, err := v.importRecord(l, defaultSource, today)
+		if err != nil {
+			return fmt.Errorf("import line %d: %w", lineNos[i], err)
+		}
+		recs = append(recs, r)
+	}
+	recs = v.dropKnown(recs, res)
+	if err := v.embedRecords(recs); err != nil {
+		return err
+	}
+	return v.update(func() ([]vaultfmt.Change, error) {
+		b := v.newBatch()
+		for _, r := range recs {
+			b.seq++
+			r.Seq = b.seq
+			b.putRecord(r, "import")
+			res.Stored++
+		}
+		for _, rel := range rels {
+			if _, ok := v.st.relations[rel.ID]; ok {
+				res.Skipped++
+				continue
+			}
+			b.putRelation(rel)
+			res.Relations++
+		}
+		return b.changes, nil
+	})
+}
+
+// dropKnown skips records whose id is already present, or (without an id)
+// whose claim is already in the namespace.
+func (v *Vault) dropKnown(recs []*Record, res *ImportResult) []*Record {
+	claims := map[string]bool{}
+	for _, r := range v.st.records {
+		claims[r.Namespace+"\x00"+normalizeClaim(r.Text)] = true
+	}
+	out := recs[:0]
+	for _, r := range recs {
+		key := r.Namespace + "\x00" + normalizeClaim(r.Text)
+		if _, ok := v.st.records[r.ID]; ok || (r.ID == "" && claims[key]) {
+			res.Skipped++
+			continue
+		}
+		claims[key] = true
+		if r.ID == "" {
+			id, err := newID()
+			if err != nil {
+				continue
+			}
+			r.ID = idString(id)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func (v *Vault) importRecord(l importLine, defaultSource string, today time.Time) (*Record, error) {
+	text := strings.TrimSpace(l.Text)
+	if text == "" {
+		return nil, invalidf("no text")
+	}
+	if l.ID != "" {
+		if _, ok := parseID(l.ID); !ok {
+			return nil, invalidf("id %q is not 32 hex digits", l.ID)
+		}
+	}
+	r := &Record{
+		ID: strings.ToLower(l.ID), Text: text, Source: strings.TrimSpace(l.Source), Discovered: l.Discovered,
+		Created: l.Created.UTC(), Namespace: l.Namespace, Tags: l.Tags, TagsOrigin: l.TagsOrigin,
+		Importance: 0.5, Kind: l.Kind, Expires: l.Expires, Supersedes: l.Supersedes,
+		SupersededBy: l.SupersededBy, Quarantined: l.Quarantined, Caller: l.Caller,
+		Affirmed: l.Affirmed.UTC(), Reference: l.Reference,
+	}
+	if r.Source == "" {
+		r.Source = defaultSource
+	}
+	if r.Namespace == "" {
+		r.Namespace = v.cfg.DefaultNamespace(v.caller)
+	}
+	if err := checkNamespace(r.Namespace); err != nil {
+		return nil, err
+	}
+	if err := v.checkWrite(r.Namespace); err != nil {
+		return nil, err
+	}
+	if r.Discovered == "" {
+		r.Discovered = today.Format(DateLayout)
+	} else if _, err := time.Parse(DateLayout, r.Discovered); err != nil {
+		return nil, invalidf("discovered %q is not a YYYY-MM-DD date", r.Discovered)
+	}
+	if r.Expires != "" {
+		if _, err := time.Parse(DateLayout, r.Expires); err != nil {
+			return nil, invalidf("expires %q is not a YYYY-MM-DD date", r.Expires)
+		}
+	}
+	if l.Importance != nil {
+		r.Importance = min(max(*l.Importance, 0), 1)
+	}
+	if r.Kind == "" {
+		r.Kind = KindFact
+	}
+	if r.Kind != KindFact && r.Kind != KindOpinion {
+		return nil, invalidf("kind %q: allowed values are fact, opinion", r.Kind)
+	}
+	if r.Created.IsZero() {
+		r.Created = v.now()
+	}
+	if r.Caller == "" {
+		r.Caller = v.caller
+	}
+	if r.Kind == KindOpinion && r.Affirmed.IsZero() {
+		r.Affirmed = r.Created
+	}
+	if r.TagsOrigin == nil {
+		r.TagsOrigin = r.Tags
+	}
+	return r, nil
+}
+
+func (v *Vault) importRelation(l importLine) (*Relation, error) {
+	rel, err := v.newRelation(LinkRequest{Subject: l.Subject, Predicate: l.Predicate, Object: l.Object,
+		Src: l.Src, From: l.ValidFrom, To: l.ValidTo, Namespace: l.Namespace})
+	if err != nil {
+		return nil, err
+	}
+	if l.ID != "" {
+		if _, ok := parseID(l.ID); !ok {
+			return nil, invalidf("relation id %q is not 32 hex digits", l.ID)
+		}
+		rel.ID = strings.ToLower(l.ID)
+	}
+	if !l.Created.IsZero() {
+		rel.Created = l.Created.UTC()
+	}
+	if l.Caller != "" {
+		rel.Caller = l.Caller
+	}
+	return rel, nil
+}

@@ -1,0 +1,89 @@
+package vault
+
+import (
+	"fmt"
+
+	"github.com/compartment/compartment/vaultfmt"
+)
+
+// state is the vault's contents in RAM. It is the vaultfmt.Handler: the
+// container replays the file into it on open and feeds it other processes'
+// writes; the vault applies its own writes to it after they are durable.
+type state struct {
+	v         *Vault
+	records   map[string]*Record
+	relations map[string]*Relation
+	audit     auditChain
+	maxSeq    uint64
+	index     *index
+}
+
+func newState(v *Vault) *state {
+	s := &state{v: v}
+	s.Reset()
+	return s
+}
+
+// Reset implements vaultfmt.Handler.
+func (s *state) Reset() {
+	s.records = map[string]*Record{}
+	s.relations = map[string]*Relation{}
+	s.audit = auditChain{}
+	s.maxSeq = 0
+	s.index = newIndex(s.v)
+}
+
+// Apply implements vaultfmt.Handler.
+func (s *state) Apply(c vaultfmt.Change) error {
+	id := idString(c.Item.ID)
+	switch c.Op {
+	case vaultfmt.OpDelete:
+		s.remove(id)
+		return nil
+	case vaultfmt.OpPut:
+	default:
+		return fmt.Errorf("vault: unknown change op %d", c.Op)
+	}
+	switch c.Item.Kind {
+	case kindRecord:
+		r, err := decodeRecord(id, c.Item.Body)
+		if err != nil {
+			return err
+		}
+		s.putRecord(r)
+	case kindRelation:
+		rel, err := decodeRelation(id, c.Item.Body)
+		if err != nil {
+			return err
+		}
+		s.relations[id] = rel
+	case kindAudit:
+		e, err := decodeAudit(c.Item.Body)
+		if err != nil {
+			return err
+		}
+		s.audit.add(c.Item.ID, e)
+	}
+	// Unknown kinds come from a newer version; they stay in the file
+	// untouched.
+	return nil
+}
+
+func (s *state) putRecord(r *Record) {
+	if old, ok := s.records[r.ID]; ok {
+		s.index.remove(old)
+	}
+	s.records[r.ID] = r
+	s.maxSeq = max(s.maxSeq, r.Seq)
+	if r.Live() {
+		s.index.add(r)
+	}
+}
+
+func (s *state) remove(id string) {
+	if r, ok := s.records[id]; ok {
+		s.index.remove(r)
+		delete(s.records, id)
+	}
+	delete(s.relations, id)
+}

@@ -1,0 +1,214 @@
+package vault
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/compartment/compartment/embed"
+	"github.com/compartment/compartment/vaultfmt"
+)
+
+// Options configure [Open] and [Create].
+type Options struct {
+	Unlock  vaultfmt.Unlock
+	Caller  string        // who is calling; "" means "user"
+	Encoder embed.Encoder // nil: no semantic channel (literal search only)
+	Now     func() time.Time
+	// KDF overrides the Argon2id parameters of a new vault's key slot
+	// (tests use small ones); zero means vaultfmt.DefaultKDF.
+	KDF vaultfmt.KDFParams
+}
+
+// Vault is an open vault: every record in RAM, indexed, and the file it came
+// from. Methods are safe for concurrent use.
+type Vault struct {
+	mu     sync.Mutex
+	path   string
+	file   *vaultfmt.Vault
+	cfg    *Config
+	caller string
+	enc    embed.Encoder
+	now    func() time.Time
+	st     *state
+}
+
+// Create makes a new vault at path with a passphrase slot (and a keyfile
+// factor when opts.Unlock.Keyfile is set) and returns it open. It refuses
+// to overwrite an existing vault.
+func Create(path string, opts Options) (*Vault, error) {
+	if len(opts.Unlock.Passphrase) == 0 {
+		return nil, invalidf("a passphrase is required")
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("create vault %s: %w", path, err)
+	}
+	v, err := newVault(path, opts)
+	if err != nil {
+		return nil, err
+	}
+	kdf := opts.KDF
+	if kdf == (vaultfmt.KDFParams{}) {
+		kdf = vaultfmt.DefaultKDF
+	}
+	slot := vaultfmt.SlotSpec{Kind: vaultfmt.SlotPassphrase, Passphrase: opts.Unlock.Passphrase, KDF: kdf}
+	if len(opts.Unlock.Keyfile) > 0 {
+		slot.Kind, slot.Keyfile = vaultfmt.SlotPassphraseKeyfile, opts.Unlock.Keyfile
+	}
+	copts := vaultfmt.CreateOptions{Slot: slot, Now: v.now()}
+	if v.enc != nil {
+		copts.Pin = pinOf(v.enc.Info())
+	}
+	f, err := vaultfmt.Create(path, copts, v.st)
+	if err != nil {
+		return nil, fmt.Errorf("create vault %s: %w", path, err)
+	}
+	v.file = f
+	if _, err := os.Stat(ConfigPath(path)); errors.Is(err, os.ErrNotExist) {
+		if err := v.cfg.Save(path); err != nil {
+			f.Close()
+			return nil, err
+		}
+	}
+	return v, nil
+}
+
+// Open unlocks the vault at path and loads it into RAM.
+func Open(path string, opts Options) (*Vault, error) {
+	if _, err := os.Stat(path); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("open vault %s: no vault here: create one with `compartment init`", path)
+		}
+		return nil, fmt.Errorf("open vault %s: %w", path, err)
+	}
+	v, err := newVault(path, opts)
+	if err != nil {
+		return nil, err
+	}
+	f, err := vaultfmt.Open(path, opts.Unlock, v.st)
+	if err != nil {
+		if errors.Is(err, vaultfmt.ErrWrongPassphrase) {
+			time.Sleep(UnlockDelay())
+		}
+		return nil, fmt.Errorf("open vault %s: %w", path, err)
+	}
+	v.file = f
+	if err := v.checkPin(); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return v, nil
+}
+
+func newVault(path string, opts Options) (*Vault, error) {
+	cfg, err := LoadConfig(path)
+	if err != nil {
+		return nil, err
+	}
+	caller := opts.Caller
+	if caller == "" {
+		caller = "user"
+	}
+	now := opts.Now
+	if now == nil {
+		now = func() time.Time { return time.Now().UTC() }
+	}
+	v := &Vault{path: path, cfg: cfg, caller: caller, enc: opts.Encoder, now: now}
+	v.st = newState(v)
+	return v, nil
+}
+
+// checkPin refuses a model other than the one the vault's vectors came from.
+func (v *Vault) checkPin() error {
+	pin := v.file.Header().Pin
+	if v.enc == nil || pin.Name == "" {
+		return nil
+	}
+	info := v.enc.Info()
+	if info.SHA256 != pin.SHA256 {
+		return fmt.Errorf("open vault %s: its vectors come from model %s (sha256 %x), but %s (sha256 %x) is loaded: run `compartment reindex --re-embed` to re-embed with the new model, or install the pinned one",
+			v.path, pin.Name, pin.SHA256[:6], info.Name, info.SHA256[:6])
+	}
+	return nil
+}
+
+func pinOf(info embed.ModelInfo) vaultfmt.ModelPin {
+	return vaultfmt.ModelPin{Name: info.Name, SHA256: info.SHA256, Dim: uint16(info.Dim)}
+}
+
+// Path is the vault file.
+func (v *Vault) Path() string { return v.path }
+
+// Caller is who this handle acts for.
+func (v *Vault) Caller() string { return v.caller }
+
+// Config returns the settings and grants in force.
+func (v *Vault) Config() *Config { return v.cfg }
+
+// File exposes the container (for status, verify, rekey, sessions).
+func (v *Vault) File() *vaultfmt.Vault { return v.file }
+
+// Close releases the file and drops the key material.
+func (v *Vault) Close() error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.file == nil {
+		return nil
+	}
+	err := v.file.Close()
+	v.file = nil
+	return err
+}
+
+// refresh catches up with other processes' writes; the caller holds v.mu.
+func (v *Vault) refresh() error {
+	if v.file == nil {
+		return ErrLocked
+	}
+	return v.file.Refresh()
+}
+
+// update runs build under the writer lock, after catching up with other
+// writers, appends the changes it returns (one fsync for all) and applies
+// them here. The caller holds v.mu.
+func (v *Vault) update(build func() ([]vaultfmt.Change, error)) error {
+	if v.file == nil {
+		return ErrLocked
+	}
+	if err := v.file.Refresh(); err != nil {
+		return err
+	}
+	changes, err := build()
+	if err != nil || len(changes) == 0 {
+		return err
+	}
+	if err := v.file.Append(changes); err != nil {
+		return fmt.Errorf("write vault %s: %w (nothing was stored)", v.path, err)
+	}
+	for _, c := range changes {
+		if err := v.st.Apply(c); err != nil {
+			return err
+		}
+	}
+	if v.file.NeedsCompaction() {
+		if err := v.file.Compact(); err != nil {
+			return fmt.Errorf("compact vault %s: %w (your data is safe in the journal)", v.path, err)
+		}
+	}
+	return nil
+}
+
+// UnlockDelay is the fixed pause before a wrong passphrase is reported, to
+// slow guessing. COMPARTMENT_UNLOCK_DELAY_MS changes it (the test suite
+// shortens it); it cannot be set below 100 ms.
+func UnlockDelay() time.Duration {
+	d := 5 * time.Second
+	if ms, err := strconv.Atoi(os.Getenv("COMPARTMENT_UNLOCK_DELAY_MS")); err == nil {
+		d = max(time.Duration(ms)*time.Millisecond, 100*time.Millisecond)
+	}
+	return d
+}

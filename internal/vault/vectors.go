@@ -1,0 +1,144 @@
+package vault
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+)
+
+// Vector encodings inside a record body. Part of the format: do not change.
+const (
+	vecInt8 = 1 // per window: f32 scale, then dim int8 values (value ≈ int8 · scale)
+	vecF32  = 2 // per window: dim f32 values
+)
+
+// Vectors are a record's window embeddings, stored int8-quantised (the
+// default) or as float32.
+type Vectors struct {
+	Dim    int
+	I8     [][]int8
+	Scales []float32
+	F32    [][]float32
+}
+
+// Len is the number of windows.
+func (v *Vectors) Len() int {
+	if v.F32 != nil {
+		return len(v.F32)
+	}
+	return len(v.I8)
+}
+
+// Float32 returns the windows as float32 (dequantised when stored as int8).
+func (v *Vectors) Float32() [][]float32 {
+	if v.F32 != nil {
+		return v.F32
+	}
+	out := make([][]float32, len(v.I8))
+	for w, q := range v.I8 {
+		f := make([]float32, len(q))
+		for i, x := range q {
+			f[i] = float32(x) * v.Scales[w]
+		}
+		out[w] = f
+	}
+	return out
+}
+
+// newVectors stores windows as int8 (quantise) or float32.
+func newVectors(windows [][]float32, int8Storage bool) *Vectors {
+	if len(windows) == 0 {
+		return nil
+	}
+	v := &Vectors{Dim: len(windows[0])}
+	if !int8Storage {
+		v.F32 = windows
+		return v
+	}
+	for _, w := range windows {
+		q := make([]int8, len(w))
+		v.I8 = append(v.I8, q)
+		v.Scales = append(v.Scales, quantize(q, w))
+	}
+	return v
+}
+
+// quantize maps w symmetrically onto [-127, 127] and returns the scale.
+func quantize(dst []int8, w []float32) float32 {
+	var maxAbs float32
+	for _, x := range w {
+		maxAbs = max(maxAbs, float32(math.Abs(float64(x))))
+	}
+	if maxAbs == 0 {
+		clear(dst)
+		return 0
+	}
+	scale := maxAbs / 127
+	for i, x := range w {
+		dst[i] = int8(math.Round(float64(x / scale)))
+	}
+	return scale
+}
+
+// encode writes: u8 encoding | u16 dim | u16 windows | windows.
+func (v *Vectors) encode() []byte {
+	enc := byte(vecInt8)
+	if v.F32 != nil {
+		enc = vecF32
+	}
+	b := []byte{enc}
+	b = binary.LittleEndian.AppendUint16(b, uint16(v.Dim))
+	b = binary.LittleEndian.AppendUint16(b, uint16(v.Len()))
+	for w := 0; w < v.Len(); w++ {
+		if enc == vecF32 {
+			for _, x := range v.F32[w] {
+				b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
+			}
+			continue
+		}
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(v.Scales[w]))
+		for _, x := range v.I8[w] {
+			b = append(b, byte(x))
+		}
+	}
+	return b
+}
+
+func decodeVectors(b []byte) (*Vectors, error) {
+	if len(b) < 5 {
+		return nil, fmt.Errorf("%w: vectors header", errBody)
+	}
+	enc, dim, n := b[0], int(binary.LittleEndian.Uint16(b[1:])), int(binary.LittleEndian.Uint16(b[3:]))
+	b = b[5:]
+	per := 0
+	switch enc {
+	case vecInt8:
+		per = 4 + dim
+	case vecF32:
+		per = 4 * dim
+	default:
+		return nil, fmt.Errorf("%w: unknown vector encoding %d", errBody, enc)
+	}
+	if dim == 0 || len(b) != per*n {
+		return nil, fmt.Errorf("%w: vectors are %d bytes, want %d×%d", errBody, len(b), n, per)
+	}
+	v := &Vectors{Dim: dim}
+	for w := 0; w < n; w++ {
+		chunk := b[w*per : (w+1)*per]
+		if enc == vecF32 {
+			f := make([]float32, dim)
+			for i := range f {
+				f[i] = math.Float32frombits(binary.LittleEndian.Uint32(chunk[4*i:]))
+			}
+			v.F32 = append(v.F32, f)
+			continue
+		}
+		v.Scales = append(v.Scales, math.Float32frombits(binary.LittleEndian.Uint32(chunk)))
+		q := make([]int8, dim)
+		for i := range q {
+			q[i] = int8(chunk[4+i])
+		}
+		v.I8 = append(v.I8, q)
+	}
+	return v, nil
+}
