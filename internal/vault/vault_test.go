@@ -66,7 +66,7 @@ func (e bowEncoder) EmbedDocuments(texts []string) ([]embed.Document, error) {
 }
 
 func (e bowEncoder) EmbedQuery(text string) ([]float32, error) { return e.vec(text), nil }
-func (bowEncoder) Close() error                                 { return nil }
+func (bowEncoder) Close() error                                { return nil }
 
 type harness struct {
 	t    *testing.T
