@@ -29,7 +29,7 @@ type similarHit struct {
 func (ix *index) similar(vec []float32, namespace string, k int) []similarHit {
 	var hits []similarHit
 	for _, r := range ix.live {
-		if r.Namespace != namespace || r.Vectors == nil || r.Vectors.Dim != len(vec) {
+		if r.Namespace != namespace || !ix.v.hasCurrentVectors(r) {
 			continue
 		}
 		hits = append(hits, similarHit{r, bestCos(r.Vectors.Float32(), vec)})

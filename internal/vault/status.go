@@ -22,6 +22,9 @@ type ModelStatus struct {
 	PinnedSHA256 string `json:"pinned_sha256,omitempty"`
 	Dim          int    `json:"dim"`
 	Loaded       string `json:"loaded,omitempty"`
+	// Unembedded counts records without vectors from the loaded model:
+	// `compartment reindex` embeds them.
+	Unembedded int `json:"unembedded"`
 }
 
 // Status is what `compartment status` and memory_status report.
@@ -97,6 +100,7 @@ func (v *Vault) Status() (Status, error) {
 	}
 	if v.enc != nil {
 		s.Model.Loaded = v.enc.Info().Name
+		s.Model.Unembedded = v.unembedded()
 	}
 	return s, nil
 }

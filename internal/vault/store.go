@@ -296,7 +296,7 @@ func (v *Vault) embedRecords(recs []*Record) error {
 		return fmt.Errorf("embed: %w", err)
 	}
 	for i, d := range docs {
-		recs[i].Vectors = newVectors(d.Vectors, v.cfg.Settings.Int8Vectors)
+		recs[i].Vectors = newVectors(v.enc.Info().SHA256, d.Vectors, v.cfg.Settings.Int8Vectors)
 	}
 	return nil
 }

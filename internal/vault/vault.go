@@ -22,6 +22,9 @@ type Options struct {
 	// KDF overrides the Argon2id parameters of a new vault's key slot
 	// (tests use small ones); zero means vaultfmt.DefaultKDF.
 	KDF vaultfmt.KDFParams
+	// Repin opens a vault pinned to another model than Encoder (for
+	// reindex, which re-embeds and re-pins it).
+	Repin bool
 }
 
 // Vault is an open vault: every record in RAM, indexed, and the file it came
@@ -97,7 +100,7 @@ func Open(path string, opts Options) (*Vault, error) {
 		return nil, fmt.Errorf("open vault %s: %w", path, err)
 	}
 	v.file = f
-	if err := v.checkPin(); err != nil {
+	if err := v.adoptPin(opts.Repin); err != nil {
 		f.Close()
 		return nil, err
 	}
@@ -122,13 +125,21 @@ func newVault(path string, opts Options) (*Vault, error) {
 	return v, nil
 }
 
-// checkPin refuses a model other than the one the vault's vectors came from.
-func (v *Vault) checkPin() error {
+// adoptPin refuses a model other than the one the vault's vectors came
+// from. A vault with no pin yet (made before any model was loaded) is pinned
+// to the loaded model; its records gain vectors with `reindex`.
+func (v *Vault) adoptPin(repin bool) error {
 	pin := v.file.Header().Pin
-	if v.enc == nil || pin.Name == "" {
+	if v.enc == nil || repin {
 		return nil
 	}
 	info := v.enc.Info()
+	if pin.Name == "" {
+		if err := v.file.SetPin(pinOf(info)); err != nil {
+			return fmt.Errorf("open vault %s: record the model pin: %w", v.path, err)
+		}
+		return nil
+	}
 	if info.SHA256 != pin.SHA256 {
 		return fmt.Errorf("open vault %s: its vectors come from model %s (sha256 %x), but %s (sha256 %x) is loaded: run `compartment reindex --re-embed` to re-embed with the new model, or install the pinned one",
 			v.path, pin.Name, pin.SHA256[:6], info.Name, info.SHA256[:6])

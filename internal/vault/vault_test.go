@@ -514,8 +514,8 @@ func TestWrongPassphrase(t *testing.T) {
 }
 
 func FuzzDecodeRecord(f *testing.F) {
-	f.Add(encodeRecord(&Record{Text: "t", Source: "s", Tags: []string{"a"}, Vectors: newVectors([][]float32{{0.5, -0.5}}, true)}))
-	f.Add([]byte{1, 32, 5, 1, 2, 0, 1, 0})
+	f.Add(encodeRecord(&Record{Text: "t", Source: "s", Tags: []string{"a"}, Vectors: newVectors([32]byte{9}, [][]float32{{0.5, -0.5}}, true)}))
+	f.Add([]byte{1, 32, 13, 1, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 1, 0})
 	f.Add([]byte{1})
 	f.Fuzz(func(t *testing.T, body []byte) {
 		r, err := decodeRecord("id", body)

@@ -15,6 +15,10 @@ const (
 // Vectors are a record's window embeddings, stored int8-quantised (the
 // default) or as float32.
 type Vectors struct {
+	// Model is the first 8 bytes of the SHA-256 of the model that made
+	// them: vectors from any other model than the vault's pin are ignored
+	// (and re-embedded by reindex), never compared.
+	Model  [8]byte
 	Dim    int
 	I8     [][]int8
 	Scales []float32
@@ -46,11 +50,12 @@ func (v *Vectors) Float32() [][]float32 {
 }
 
 // newVectors stores windows as int8 (quantise) or float32.
-func newVectors(windows [][]float32, int8Storage bool) *Vectors {
+func newVectors(model [32]byte, windows [][]float32, int8Storage bool) *Vectors {
 	if len(windows) == 0 {
 		return nil
 	}
 	v := &Vectors{Dim: len(windows[0])}
+	copy(v.Model[:], model[:8])
 	if !int8Storage {
 		v.F32 = windows
 		return v
@@ -80,13 +85,14 @@ func quantize(dst []int8, w []float32) float32 {
 	return scale
 }
 
-// encode writes: u8 encoding | u16 dim | u16 windows | windows.
+// encode writes: u8 encoding | [8]byte model | u16 dim | u16 windows |
+// windows.
 func (v *Vectors) encode() []byte {
 	enc := byte(vecInt8)
 	if v.F32 != nil {
 		enc = vecF32
 	}
-	b := []byte{enc}
+	b := append([]byte{enc}, v.Model[:]...)
 	b = binary.LittleEndian.AppendUint16(b, uint16(v.Dim))
 	b = binary.LittleEndian.AppendUint16(b, uint16(v.Len()))
 	for w := 0; w < v.Len(); w++ {
@@ -105,11 +111,13 @@ func (v *Vectors) encode() []byte {
 }
 
 func decodeVectors(b []byte) (*Vectors, error) {
-	if len(b) < 5 {
+	if len(b) < 13 {
 		return nil, fmt.Errorf("%w: vectors header", errBody)
 	}
-	enc, dim, n := b[0], int(binary.LittleEndian.Uint16(b[1:])), int(binary.LittleEndian.Uint16(b[3:]))
-	b = b[5:]
+	var model [8]byte
+	copy(model[:], b[1:9])
+	enc, dim, n := b[0], int(binary.LittleEndian.Uint16(b[9:])), int(binary.LittleEndian.Uint16(b[11:]))
+	b = b[13:]
 	per := 0
 	switch enc {
 	case vecInt8:
@@ -122,7 +130,7 @@ func decodeVectors(b []byte) (*Vectors, error) {
 	if dim == 0 || len(b) != per*n {
 		return nil, fmt.Errorf("%w: vectors are %d bytes, want %d×%d", errBody, len(b), n, per)
 	}
-	v := &Vectors{Dim: dim}
+	v := &Vectors{Model: model, Dim: dim}
 	for w := 0; w < n; w++ {
 		chunk := b[w*per : (w+1)*per]
 		if enc == vecF32 {
