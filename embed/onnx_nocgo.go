@@ -1,0 +1,10 @@
+//go:build !cgo
+
+package embed
+
+import "fmt"
+
+// openONNX needs cgo: ONNX Runtime is a C library.
+func openONNX(m *Manifest, dir, runtimeLib string) (Encoder, error) {
+	return nil, fmt.Errorf("%w: this compartment was built without cgo, so it cannot load model %s", ErrNoRuntime, m.Name)
+}
