@@ -1,0 +1,144 @@
+package vaultfmt
+
+// The plaintext of an item frame (payload or journal), FORMAT.md §2.6:
+//
+//	count u32, then count entries:
+//	+----+---------+------+--------------------------+--------+------------------+
+//	| op | id (16) | kind | wrapped item key (72)    | M u32  | sealed body (M)  |
+//	+----+---------+------+--------------------------+--------+------------------+
+//	                       '------ OpPut only: absent for OpDelete ------------'
+//
+// The wrapped item key is nonce(24) || XChaCha20-Poly1305(wrap subkey, item
+// key) || tag(16); the sealed body is nonce(24) || XChaCha20-Poly1305(item
+// key, body) || tag(16).
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+)
+
+// Entry layout constants. Part of the format: do not change.
+const (
+	entryHeadSize  = 1 + 16 + 1
+	wrappedKeySize = nonceSize + keySize + tagSize // 72
+	// MaxItemBytes is the largest item body [Vault.Append] accepts: what
+	// fits one frame with its envelope.
+	MaxItemBytes = maxFrameBody - sealOverhead - 4 - entryHeadSize - wrappedKeySize - 4 - sealOverhead
+)
+
+// entry is one change as stored: an item's key and body stay sealed until
+// [openItem], so compaction moves them without touching the plaintext.
+type entry struct {
+	op         Op
+	id         ID
+	kind       Kind
+	wrappedKey []byte // OpPut only
+	sealedBody []byte // OpPut only
+}
+
+// encodedSize is the entry's length in a frame plaintext.
+func (e *entry) encodedSize() int {
+	if e.op != OpPut {
+		return entryHeadSize
+	}
+	return entryHeadSize + wrappedKeySize + 4 + len(e.sealedBody)
+}
+
+// appendEntry writes e in frame-plaintext form.
+func appendEntry(dst []byte, e *entry) []byte {
+	dst = append(dst, byte(e.op))
+	dst = append(dst, e.id[:]...)
+	dst = append(dst, byte(e.kind))
+	if e.op == OpPut {
+		dst = append(dst, e.wrappedKey...)
+		dst = binary.LittleEndian.AppendUint32(dst, uint32(len(e.sealedBody)))
+		dst = append(dst, e.sealedBody...)
+	}
+	return dst
+}
+
+// parseEntries decodes an opened item frame. The slices alias pt. The
+// caller has authenticated pt, so a malformed one means a writer bug or a
+// broken key, reported as damage with the reason.
+func parseEntries(pt []byte) ([]entry, error) {
+	r := &reader{b: pt}
+	n := r.u32()
+	if r.err || n == 0 || uint64(n)*entryHeadSize > uint64(len(pt)) {
+		return nil, fmt.Errorf("bad entry count %d", n)
+	}
+	out := make([]entry, 0, n)
+	for i := uint32(0); i < n; i++ {
+		var e entry
+		e.op = Op(r.u8())
+		copy(e.id[:], r.bytes(16))
+		e.kind = Kind(r.u8())
+		switch e.op {
+		case OpPut:
+			e.wrappedKey = r.bytes(wrappedKeySize)
+			m := int(r.u32())
+			if m < sealOverhead {
+				return nil, fmt.Errorf("entry %d: sealed body length %d too short", i, m)
+			}
+			e.sealedBody = r.bytes(m)
+		case OpDelete:
+		default:
+			return nil, fmt.Errorf("entry %d: unknown op %d", i, e.op)
+		}
+		if r.err {
+			return nil, fmt.Errorf("entry %d overruns the frame", i)
+		}
+		out = append(out, e)
+	}
+	if r.off != len(pt) {
+		return nil, fmt.Errorf("%d stray bytes after the entries", len(pt)-r.off)
+	}
+	return out, nil
+}
+
+// sealItem makes the stored form of a change: for OpPut, a fresh random
+// item key seals the body and is itself wrapped under the wrap subkey.
+func sealItem(k *keys, vaultID [16]byte, rnd io.Reader, c Change) (entry, error) {
+	e := entry{op: c.Op, id: c.Item.ID, kind: c.Item.Kind}
+	if c.Op == OpDelete {
+		return e, nil
+	}
+	itemKey := make([]byte, keySize)
+	defer wipe(itemKey)
+	if _, err := io.ReadFull(rnd, itemKey); err != nil {
+		return e, fmt.Errorf("vaultfmt: draw item key: %w", err)
+	}
+	var err error
+	if e.wrappedKey, err = seal(nil, k.wrap[:], rnd, itemKey, aadItem(roleItemKey, vaultID, e.id, e.kind)); err != nil {
+		return e, err
+	}
+	e.sealedBody, err = seal(nil, itemKey, rnd, c.Item.Body, aadItem(roleItemBody, vaultID, e.id, e.kind))
+	return e, err
+}
+
+// openItem unwraps the item key and opens the body.
+func openItem(k *keys, vaultID [16]byte, e *entry) ([]byte, error) {
+	itemKey, err := open(k.wrap[:], e.wrappedKey, aadItem(roleItemKey, vaultID, e.id, e.kind))
+	if err != nil {
+		return nil, fmt.Errorf("item key: %w", err)
+	}
+	defer wipe(itemKey)
+	body, err := open(itemKey, e.sealedBody, aadItem(roleItemBody, vaultID, e.id, e.kind))
+	if err != nil {
+		return nil, fmt.Errorf("item body: %w", err)
+	}
+	return body, nil
+}
+
+// frameEntries builds an item frame's plaintext.
+func frameEntries(es []entry) []byte {
+	size := 4
+	for i := range es {
+		size += es[i].encodedSize()
+	}
+	b := binary.LittleEndian.AppendUint32(make([]byte, 0, size), uint32(len(es)))
+	for i := range es {
+		b = appendEntry(b, &es[i])
+	}
+	return b
+}

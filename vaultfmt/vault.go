@@ -1,0 +1,368 @@
+package vaultfmt
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+)
+
+// Vault is an open vault file. Methods are safe for use by one goroutine at
+// a time; callers serialise.
+type Vault struct {
+	path   string
+	lock   *os.File // <path>.lock, the advisory lock beside the vault
+	h      Handler
+	rnd    io.Reader
+	k      *keys
+	st     fileState
+	torn   *TornTail
+	failed error // a reload failed half-way: the handler's state is unknown
+	closed bool
+}
+
+// fileState is what the vault knows about the file it has open. A reload or
+// a compaction builds a new one and swaps it in whole.
+type fileState struct {
+	f             *os.File
+	fi            os.FileInfo // identity of f, to notice a replacement
+	hdr           *header
+	live          map[ID]loc
+	journalStart  int64
+	end           int64 // just past the last good frame
+	seenSize      int64 // the file's size at the last look
+	seq           uint64
+	payloadItems  int
+	journalFrames int
+}
+
+// noHandler is used when the caller passes none.
+type noHandler struct{}
+
+func (noHandler) Reset()             {}
+func (noHandler) Apply(Change) error { return nil }
+
+func newVault(path string, h Handler, rnd io.Reader) *Vault {
+	if h == nil {
+		h = noHandler{}
+	}
+	if rnd == nil {
+		rnd = rand.Reader
+	}
+	return &Vault{path: path, h: h, rnd: rnd}
+}
+
+// Create writes a new vault at path (mode 0600) with one key slot and
+// returns it open. It refuses to overwrite: ErrExists.
+func Create(path string, opts CreateOptions, h Handler) (*Vault, error) {
+	if err := checkSlotSpec(opts.Slot); err != nil {
+		return nil, err
+	}
+	if err := checkPin(opts.Pin); err != nil {
+		return nil, err
+	}
+	v := newVault(path, h, opts.rand)
+	if err := v.openLock(); err != nil {
+		return nil, err
+	}
+	err := v.withLock(lockExclusive, func() error { return v.create(opts) })
+	if err != nil {
+		v.closeFiles()
+		return nil, err
+	}
+	return v, nil
+}
+
+func (v *Vault) create(opts CreateOptions) error {
+	if _, err := os.Lstat(v.path); err == nil {
+		return fmt.Errorf("%w: %s", ErrExists, v.path)
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("vaultfmt: create %s: %w", v.path, err)
+	}
+	now := opts.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	hdr := &header{version: formatVersion, created: now.UnixNano(), pin: opts.Pin}
+	master := make([]byte, keySize)
+	defer wipe(master)
+	if _, err := io.ReadFull(v.rnd, hdr.vaultID[:]); err != nil {
+		return fmt.Errorf("vaultfmt: draw vault id: %w", err)
+	}
+	if _, err := io.ReadFull(v.rnd, master); err != nil {
+		return fmt.Errorf("vaultfmt: draw master key: %w", err)
+	}
+	s, err := makeSlot(opts.Slot, master, hdr.vaultID, v.rnd)
+	if err != nil {
+		return err
+	}
+	hdr.slots = []slot{s}
+	if v.k, err = deriveKeys(master, hdr.vaultID); err != nil {
+		return err
+	}
+	st, err := v.writeSnapshot(hdr, nil, nil, true)
+	if err != nil {
+		return err
+	}
+	v.st = *st
+	return nil
+}
+
+// Open reads the header, unlocks the master key, replays the payload and the
+// journal into h, and returns the open vault. A torn last frame is dropped
+// and reported by [Vault.Torn]; any other damage is ErrCorrupt.
+func Open(path string, u Unlock, h Handler) (*Vault, error) {
+	v := newVault(path, h, nil)
+	if err := v.openLock(); err != nil {
+		return nil, err
+	}
+	err := v.withLock(lockShared, func() error {
+		st, err := v.load(&u)
+		if err != nil {
+			return err
+		}
+		v.st = *st
+		return nil
+	})
+	if err != nil {
+		v.k.zero()
+		v.closeFiles()
+		return nil, err
+	}
+	return v, nil
+}
+
+// ReadHeader reads and validates the plaintext header only; no credential.
+func ReadHeader(path string) (Header, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Header{}, fmt.Errorf("vaultfmt: %w", err)
+	}
+	defer f.Close()
+	buf := make([]byte, MaxHeaderBytes)
+	n, err := f.ReadAt(buf, 0)
+	if err != nil && err != io.EOF {
+		return Header{}, fmt.Errorf("vaultfmt: read %s: %w", path, err)
+	}
+	h, err := parseHeader(buf[:n])
+	if err != nil {
+		return Header{}, err
+	}
+	return h.public(), nil
+}
+
+// load opens the file at v.path and replays it into the handler. With u it
+// unlocks (Open); without, it is a reload after another process replaced
+// the file, and the header must authenticate under the keys already held.
+// The caller holds the lock.
+func (v *Vault) load(u *Unlock) (*fileState, error) {
+	f, err := os.OpenFile(v.path, os.O_RDWR, 0)
+	if err != nil {
+		return nil, fmt.Errorf("vaultfmt: %w", err)
+	}
+	st, err := v.loadFrom(f, u)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return st, nil
+}
+
+func (v *Vault) loadFrom(f *os.File, u *Unlock) (*fileState, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("vaultfmt: %w", err)
+	}
+	data, release, err := readImage(f, fi.Size())
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	hdr, err := parseHeader(data)
+	if err != nil {
+		return nil, err
+	}
+	if u != nil {
+		if v.k, err = unlockKeys(hdr, *u); err != nil {
+			return nil, err
+		}
+	} else {
+		if !hdr.checkMAC(v.k) {
+			return nil, corruptf("header", int64(hdr.length)-trailerSize, -1, "the replacement file's header does not authenticate under this vault's key")
+		}
+		v.h.Reset()
+	}
+	st := &fileState{f: f, fi: fi, hdr: hdr, live: map[ID]loc{}, seenSize: int64(len(data))}
+	if err := v.replay(st, data); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// replay feeds the payload and the journal of a file image to the handler
+// and fills st.
+func (v *Vault) replay(st *fileState, data []byte) error {
+	_, items, err := walkPayload(data, st.hdr, v.k, v.applyFn(st, false))
+	if err != nil {
+		return err
+	}
+	st.payloadItems = items
+	st.journalStart = int64(st.hdr.length) + int64(st.hdr.payloadLen)
+	st.end = st.journalStart
+	return v.replayJournal(st, data[st.journalStart:], st.journalStart)
+}
+
+// replayJournal feeds journal frames starting at file offset base; st.end
+// and st.seq advance frame by frame, so after an error they still describe
+// what was applied.
+func (v *Vault) replayJournal(st *fileState, buf []byte, base int64) error {
+	_, torn, err := walkJournal(buf, base, st.hdr, v.k, st.seq, v.applyFn(st, true))
+	if err != nil {
+		return err
+	}
+	if torn >= 0 {
+		v.torn = &TornTail{Offset: torn, Bytes: base + int64(len(buf)) - torn}
+	}
+	return nil
+}
+
+// applyFn returns the frame callback that opens items, feeds the handler
+// and keeps st's live map (and, for journal frames, its position) current.
+func (v *Vault) applyFn(st *fileState, journal bool) frameFn {
+	return func(off, end int64, es []entry) error {
+		for i := range es {
+			e := &es[i]
+			c := Change{Op: e.op, Item: Item{ID: e.id, Kind: e.kind}}
+			if e.op == OpPut {
+				body, err := openItem(v.k, st.hdr.vaultID, e)
+				if err != nil {
+					return corruptf("item", off, -1, "entry %d (id %x): %v", i, e.id, err)
+				}
+				c.Item.Body = body
+				st.live[e.id] = loc{off: off, idx: uint32(i), kind: e.kind}
+			} else {
+				delete(st.live, e.id)
+			}
+			if err := v.h.Apply(c); err != nil {
+				return fmt.Errorf("vaultfmt: handler: %w", err)
+			}
+		}
+		if journal {
+			st.end = end
+			st.seq++
+			st.journalFrames++
+		}
+		return nil
+	}
+}
+
+// Header returns the header as currently on disk.
+func (v *Vault) Header() Header {
+	if v.st.hdr == nil {
+		return Header{}
+	}
+	return v.st.hdr.public()
+}
+
+// MasterKey returns a copy of the master key (for an unlock session).
+func (v *Vault) MasterKey() []byte {
+	if v.k == nil || v.closed {
+		return nil
+	}
+	return append([]byte(nil), v.k.master[:]...)
+}
+
+// Torn reports the torn tail dropped at open (or, later, one a crashed
+// writer left and a catch-up found), or nil.
+func (v *Vault) Torn() *TornTail {
+	if v.torn == nil {
+		return nil
+	}
+	t := *v.torn
+	return &t
+}
+
+// Stats describes the file.
+func (v *Vault) Stats() Stats {
+	st := &v.st
+	if st.hdr == nil {
+		return Stats{}
+	}
+	return Stats{
+		FileBytes:     st.seenSize,
+		HeaderBytes:   int64(st.hdr.length),
+		PayloadItems:  st.payloadItems,
+		PayloadBytes:  int64(st.hdr.payloadLen),
+		JournalFrames: st.journalFrames,
+		JournalBytes:  st.end - st.journalStart,
+		Epoch:         st.hdr.epoch,
+		LiveItems:     len(st.live),
+		TornBytes:     st.seenSize - st.end,
+	}
+}
+
+// Close releases the file and zeroes the key material.
+func (v *Vault) Close() error {
+	if v.closed {
+		return nil
+	}
+	v.closed = true
+	v.k.zero()
+	v.st.live = nil
+	return v.closeFiles()
+}
+
+func (v *Vault) closeFiles() error {
+	var err error
+	if v.st.f != nil {
+		err = v.st.f.Close()
+		v.st.f = nil
+	}
+	if v.lock != nil {
+		if e := v.lock.Close(); err == nil {
+			err = e
+		}
+		v.lock = nil
+	}
+	return err
+}
+
+// usable refuses calls on a closed vault or one whose reload failed.
+func (v *Vault) usable() error {
+	if v.closed {
+		return ErrClosed
+	}
+	return v.failed
+}
+
+// openLock opens (creating, mode 0600) the lock file beside the vault.
+func (v *Vault) openLock() error {
+	f, err := os.OpenFile(v.path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		f, err = os.Open(v.path + ".lock") // a read-only directory with an existing lock file
+	}
+	if err != nil {
+		return fmt.Errorf("vaultfmt: lock file: %w", err)
+	}
+	v.lock = f
+	return nil
+}
+
+// withLock runs fn holding the advisory lock in mode.
+func (v *Vault) withLock(mode int, fn func() error) error {
+	if err := flock(v.lock, mode); err != nil {
+		return fmt.Errorf("vaultfmt: lock %s.lock: %w", v.path, err)
+	}
+	defer funlock(v.lock)
+	return fn()
+}
+
+// checkPin refuses a pin that would not fit the header.
+func checkPin(p ModelPin) error {
+	if len(p.Name) > maxPinName {
+		return fmt.Errorf("vaultfmt: model pin name is %d bytes, at most %d", len(p.Name), maxPinName)
+	}
+	return nil
+}

@@ -1,0 +1,118 @@
+package vaultfmt
+
+import "encoding/binary"
+
+// loc is where the live version of an item is stored: which frame, which
+// entry in it. Compaction keeps an entry only if it is the live one.
+type loc struct {
+	off  int64 // file offset of the frame
+	idx  uint32
+	kind Kind
+}
+
+// frameFn receives the entries of one opened item frame, in file order.
+// off is the frame's file offset and end the offset just past it.
+type frameFn func(off, end int64, entries []entry) error
+
+// endMarkerSize is the plaintext of the payload end marker: item count u64,
+// frame count u64. Part of the format: do not change.
+const endMarkerSize = 16
+
+// walkPayload checks the payload region of a whole file image and, when k
+// is non-nil, opens every frame and passes its entries to fn. It returns
+// the number of frames (end marker included) and of items. Without k it
+// checks structure only: lengths, checksums, bounds.
+func walkPayload(file []byte, h *header, k *keys, fn frameFn) (frames, items int, err error) {
+	start := int64(h.length)
+	end := start + int64(h.payloadLen)
+	if h.payloadLen > uint64(len(file)) || end > int64(len(file)) {
+		return 0, 0, corruptf("payload", int64(len(file)), -1, "file ends inside the payload (%d of %d bytes)", int64(len(file))-start, h.payloadLen)
+	}
+	raw, torn, err := scanFrames(file[start:end], start, "payload", 0, false)
+	if err != nil {
+		return 0, 0, err
+	}
+	if torn >= 0 {
+		return 0, 0, corruptf("payload", torn, len(raw), "payload length does not end on a frame boundary")
+	}
+	if len(raw) == 0 {
+		return 0, 0, corruptf("payload", start, -1, "payload has no end marker")
+	}
+	if k == nil {
+		return len(raw), 0, nil
+	}
+	last := len(raw) - 1
+	for i, f := range raw[:last] {
+		es, err := openItemFrame(k, h, rolePayload, "payload", i, f)
+		if err != nil {
+			return 0, 0, err
+		}
+		for j := range es {
+			if es[j].op != OpPut {
+				return 0, 0, corruptf("payload", f.off, i, "entry %d is a tombstone; a payload holds live items only", j)
+			}
+		}
+		items += len(es)
+		if err := fn(f.off, f.off+f.size(), es); err != nil {
+			return 0, 0, err
+		}
+	}
+	if err := checkEndMarker(k, h, raw[last], last, items); err != nil {
+		return 0, 0, err
+	}
+	return len(raw), items, nil
+}
+
+// checkEndMarker opens the payload's end marker and compares its counts
+// with what the walk found, so a payload cut at a frame boundary (and its
+// header patched) is still damage.
+func checkEndMarker(k *keys, h *header, f rawFrame, seq, items int) error {
+	pt, err := open(k.frame[:], f.body, aadFrame(rolePayloadEnd, h.vaultID, h.epoch, uint64(seq)))
+	if err != nil {
+		return corruptf("payload end marker", f.off, seq, "authentication failed")
+	}
+	if len(pt) != endMarkerSize {
+		return corruptf("payload end marker", f.off, seq, "marker is %d bytes, want %d", len(pt), endMarkerSize)
+	}
+	gotItems, gotFrames := binary.LittleEndian.Uint64(pt), binary.LittleEndian.Uint64(pt[8:])
+	if gotItems != uint64(items) || gotFrames != uint64(seq) {
+		return corruptf("payload end marker", f.off, seq, "marker says %d items in %d frames, found %d in %d", gotItems, gotFrames, items, seq)
+	}
+	return nil
+}
+
+// walkJournal checks the journal bytes buf (starting at file offset base,
+// the first frame having sequence number seq0) and, with k, opens each
+// frame and passes its entries to fn. It returns how many frames it passed
+// and where a torn tail begins (-1 if none). fn sees every good frame
+// before an error in a later one is returned.
+func walkJournal(buf []byte, base int64, h *header, k *keys, seq0 uint64, fn frameFn) (frames int, torn int64, err error) {
+	raw, torn, err := scanFrames(buf, base, "journal", int(seq0), true)
+	if err != nil || k == nil {
+		return len(raw), torn, err
+	}
+	for i, f := range raw {
+		es, err := openItemFrame(k, h, roleJournal, "journal", int(seq0)+i, f)
+		if err != nil {
+			return i, -1, err
+		}
+		if err := fn(f.off, f.off+f.size(), es); err != nil {
+			return i, -1, err
+		}
+	}
+	return len(raw), torn, nil
+}
+
+// openItemFrame opens one item frame at position seq and decodes its
+// entries.
+func openItemFrame(k *keys, h *header, r role, region string, seq int, f rawFrame) ([]entry, error) {
+	pt, err := open(k.frame[:], f.body, aadFrame(r, h.vaultID, h.epoch, uint64(seq)))
+	if err != nil {
+		return nil, corruptf(region, f.off, seq, "frame authentication failed (changed, moved, or from another vault or epoch)")
+	}
+	es, err := parseEntries(pt)
+	if err != nil {
+		return nil, corruptf(region, f.off, seq, "%v", err)
+	}
+	return es, nil
+}
