@@ -1,0 +1,196 @@
+package embed
+
+// The static model file (FORMAT.md section 6), little-endian throughout:
+//
+//	off  size          field
+//	0    8             magic "CPSTATIC"
+//	8    4  u32        version (1)
+//	12   4  u32        dim D (1..1024)
+//	16   4  u32        words V (≥ 1)
+//	20   4  u32        buckets B (subword buckets, may be 0)
+//	24   1  u8         minN, shortest character n-gram
+//	25   1  u8         maxN, longest character n-gram
+//	26   2             zero
+//	28   4  f32        oovWeight, pooling weight of a word not in the vocabulary
+//	32   4  u32        L, byte length of the word table
+//	36   L             word table: V × (uvarint length, UTF-8 bytes), strictly
+//	                   increasing byte order
+//	     V×4   f32     word coefficient: pooling weight × dequantisation scale
+//	     B×4   f32     bucket dequantisation scale
+//	     V×D   i8      word vectors, row-major
+//	     B×D   i8      bucket vectors, row-major
+//
+// Nothing follows the last bucket row. A sentence vector is
+// Σ coef[w]·row[w] over its words (an unknown word contributes
+// oovWeight·mean over its n-gram buckets of scale[b]·row[b]), L2-normalised.
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"unicode/utf8"
+)
+
+// Part of the format: do not change.
+const (
+	staticMagic      = "CPSTATIC"
+	staticVersion1   = 1
+	staticHeaderSize = 36
+	staticMaxDim     = 1024
+)
+
+// ErrBadStaticModel reports a static model file that is not well formed.
+var ErrBadStaticModel = errors.New("embed: malformed static model file")
+
+// StaticModelData is the content of a static model file: what the trainer
+// produces and [OpenStaticBytes] reads.
+type StaticModelData struct {
+	Dim         int
+	MinN, MaxN  int       // character n-gram lengths of the subword buckets
+	OOVWeight   float32   // pooling weight of a word not in Words
+	Words       []string  // strictly increasing byte order
+	WordCoef    []float32 // per word: pooling weight × dequantisation scale
+	WordVecs    []int8    // len(Words) × Dim
+	BucketScale []float32 // per bucket: dequantisation scale
+	BucketVecs  []int8    // len(BucketScale) × Dim
+}
+
+// MarshalBinary encodes d in the static model file format.
+func (d *StaticModelData) MarshalBinary() ([]byte, error) {
+	if err := d.check(); err != nil {
+		return nil, err
+	}
+	var table bytes.Buffer
+	var tmp [binary.MaxVarintLen64]byte
+	for _, w := range d.Words {
+		table.Write(tmp[:binary.PutUvarint(tmp[:], uint64(len(w)))])
+		table.WriteString(w)
+	}
+	out := make([]byte, 0, staticHeaderSize+table.Len()+4*(len(d.Words)+len(d.BucketScale))+len(d.WordVecs)+len(d.BucketVecs))
+	out = append(out, staticMagic...)
+	out = binary.LittleEndian.AppendUint32(out, staticVersion1)
+	out = binary.LittleEndian.AppendUint32(out, uint32(d.Dim))
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(d.Words)))
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(d.BucketScale)))
+	out = append(out, byte(d.MinN), byte(d.MaxN), 0, 0)
+	out = binary.LittleEndian.AppendUint32(out, math.Float32bits(d.OOVWeight))
+	out = binary.LittleEndian.AppendUint32(out, uint32(table.Len()))
+	out = append(out, table.Bytes()...)
+	for _, c := range d.WordCoef {
+		out = binary.LittleEndian.AppendUint32(out, math.Float32bits(c))
+	}
+	for _, c := range d.BucketScale {
+		out = binary.LittleEndian.AppendUint32(out, math.Float32bits(c))
+	}
+	for _, v := range d.WordVecs {
+		out = append(out, byte(v))
+	}
+	for _, v := range d.BucketVecs {
+		out = append(out, byte(v))
+	}
+	return out, nil
+}
+
+func (d *StaticModelData) check() error {
+	switch {
+	case d.Dim < 1 || d.Dim > staticMaxDim:
+		return fmt.Errorf("embed: static model dim %d out of range", d.Dim)
+	case len(d.Words) == 0:
+		return errors.New("embed: static model has no words")
+	case len(d.WordCoef) != len(d.Words) || len(d.WordVecs) != len(d.Words)*d.Dim:
+		return errors.New("embed: static model word arrays disagree in length")
+	case len(d.BucketVecs) != len(d.BucketScale)*d.Dim:
+		return errors.New("embed: static model bucket arrays disagree in length")
+	case len(d.BucketScale) > 0 && (d.MinN < 1 || d.MaxN < d.MinN || d.MaxN > 255):
+		return fmt.Errorf("embed: static model n-gram range %d..%d invalid", d.MinN, d.MaxN)
+	}
+	for i := 1; i < len(d.Words); i++ {
+		if d.Words[i-1] >= d.Words[i] {
+			return fmt.Errorf("embed: static model words not strictly increasing at %d", i)
+		}
+	}
+	return nil
+}
+
+// staticView is a parsed static model file whose vectors stay in the file's
+// bytes (a string, so an embedded model is never copied).
+type staticView struct {
+	dim, buckets int
+	minN, maxN   int
+	oovWeight    float32
+	index        map[string]int32
+	coef         []float32
+	bucketScale  []float32
+	wordVecs     string // V×D int8
+	bucketVecs   string // B×D int8
+}
+
+// parseStatic validates and indexes a static model file.
+func parseStatic(b string) (*staticView, error) {
+	if len(b) < staticHeaderSize || b[:8] != staticMagic {
+		return nil, fmt.Errorf("%w: bad magic", ErrBadStaticModel)
+	}
+	u32 := func(off int) uint32 { return binary.LittleEndian.Uint32([]byte(b[off : off+4])) }
+	if v := u32(8); v != staticVersion1 {
+		return nil, fmt.Errorf("%w: unknown version %d", ErrBadStaticModel, v)
+	}
+	dim, nw, nb := int(u32(12)), int(u32(16)), int(u32(20))
+	v := &staticView{dim: dim, buckets: nb, minN: int(b[24]), maxN: int(b[25])}
+	v.oovWeight = math.Float32frombits(u32(28))
+	tableLen := int(u32(32))
+	if dim < 1 || dim > staticMaxDim || nw < 1 || nw > 1<<24 || nb > 1<<24 {
+		return nil, fmt.Errorf("%w: sizes dim=%d words=%d buckets=%d", ErrBadStaticModel, dim, nw, nb)
+	}
+	if nb > 0 && (v.minN < 1 || v.maxN < v.minN) {
+		return nil, fmt.Errorf("%w: n-gram range %d..%d", ErrBadStaticModel, v.minN, v.maxN)
+	}
+	want := staticHeaderSize + tableLen + 4*(nw+nb) + dim*(nw+nb)
+	if tableLen < 0 || len(b) != want {
+		return nil, fmt.Errorf("%w: length %d, header implies %d", ErrBadStaticModel, len(b), want)
+	}
+	var err error
+	if v.index, err = parseWordTable(b[staticHeaderSize:staticHeaderSize+tableLen], nw); err != nil {
+		return nil, err
+	}
+	off := staticHeaderSize + tableLen
+	v.coef = readFloats(b[off:], nw)
+	off += 4 * nw
+	v.bucketScale = readFloats(b[off:], nb)
+	off += 4 * nb
+	v.wordVecs = b[off : off+nw*dim]
+	off += nw * dim
+	v.bucketVecs = b[off : off+nb*dim]
+	return v, nil
+}
+
+func parseWordTable(t string, n int) (map[string]int32, error) {
+	index := make(map[string]int32, n)
+	prev := ""
+	for i := 0; i < n; i++ {
+		l, k := binary.Uvarint([]byte(t[:min(len(t), binary.MaxVarintLen64)]))
+		if k <= 0 || l > uint64(len(t)-k) {
+			return nil, fmt.Errorf("%w: word table entry %d", ErrBadStaticModel, i)
+		}
+		w := t[k : k+int(l)]
+		t = t[k+int(l):]
+		if (i > 0 && w <= prev) || !utf8.ValidString(w) {
+			return nil, fmt.Errorf("%w: word %d out of order or not UTF-8", ErrBadStaticModel, i)
+		}
+		index[w] = int32(i)
+		prev = w
+	}
+	if len(t) != 0 {
+		return nil, fmt.Errorf("%w: %d bytes after the word table", ErrBadStaticModel, len(t))
+	}
+	return index, nil
+}
+
+func readFloats(b string, n int) []float32 {
+	out := make([]float32, n)
+	for i := range out {
+		out[i] = math.Float32frombits(binary.LittleEndian.Uint32([]byte(b[4*i : 4*i+4])))
+	}
+	return out
+}

