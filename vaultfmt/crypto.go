@@ -120,11 +120,15 @@ func open(key, sealed, aad []byte) ([]byte, error) {
 	if len(sealed) < sealOverhead {
 		return nil, errOpen
 	}
+	return openTo(make([]byte, 0, len(sealed)-sealOverhead), key, sealed, aad)
+}
+
+// openTo is [open] decrypting into out's spare capacity.
+func openTo(out, key, sealed, aad []byte) ([]byte, error) {
 	aead, err := chacha20poly1305.NewX(key)
 	if err != nil {
 		panic(err)
 	}
-	out := make([]byte, 0, len(sealed)-sealOverhead)
 	pt, err := aead.Open(out, sealed[:nonceSize], sealed[nonceSize:], aad)
 	if err != nil {
 		wipe(out[:cap(out)])
