@@ -3,9 +3,9 @@ package vaultfmt
 import (
 	"bytes"
 	"crypto/ed25519"
-	"crypto/rand"
 	"crypto/hkdf"
 	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"hash/crc32"
