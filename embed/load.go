@@ -84,6 +84,10 @@ type modelRef struct {
 	Name string `json:"name"`
 	Dir  string `json:"dir,omitempty"` // absolute model directory (onnx)
 	Pin  string `json:"pin,omitempty"` // hex pin from the manifest (onnx)
+	// Build identifies the executable for models built into it (static):
+	// after an upgrade, a daemon still running the old binary serves the
+	// old model, and this is how a client notices.
+	Build string `json:"build,omitempty"`
 }
 
 // testEncoders holds encoders this package's tests register by name
@@ -110,7 +114,7 @@ func resolveModel(opts LoadOptions) (modelRef, *Manifest, error) {
 	}
 	switch {
 	case name == "" || name == StaticModel || strings.HasPrefix(name, "compartment-static"):
-		return modelRef{Kind: refStatic, Name: StaticModel}, nil, nil
+		return modelRef{Kind: refStatic, Name: StaticModel, Build: executableBuild()}, nil, nil
 	case strings.HasPrefix(name, "test:") && testEncoders[name] != nil:
 		return modelRef{Kind: refTest, Name: name}, nil, nil
 	}
@@ -169,6 +173,20 @@ func openRef(ref modelRef, m *Manifest, runtimeLib string) (Encoder, error) {
 		return openONNX(m, ref.Dir, runtimeLib)
 	}
 	return nil, fmt.Errorf("embed: unknown model kind %q", ref.Kind)
+}
+
+// executableBuild names this executable's bytes cheaply: path, size and
+// modification time.
+func executableBuild() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	st, err := os.Stat(exe)
+	if err != nil {
+		return exe
+	}
+	return fmt.Sprintf("%s|%d|%d", exe, st.Size(), st.ModTime().UnixNano())
 }
 
 // looksLikePath tells a path from a model name: names never contain a

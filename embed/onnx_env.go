@@ -2,6 +2,9 @@
 
 package embed
 
+// #include <malloc.h>
+import "C"
+
 import (
 	"fmt"
 	"sync"
@@ -35,3 +38,7 @@ func ensureORT(setting string) (string, error) {
 	ortEnv.path = path
 	return path, nil
 }
+
+// trimCHeap returns the C heap's free pages (ONNX Runtime's start-up
+// scratch) to the system.
+func trimCHeap() { C.malloc_trim(0) }

@@ -8,3 +8,6 @@ import "fmt"
 func openONNX(m *Manifest, dir, runtimeLib string) (Encoder, error) {
 	return nil, fmt.Errorf("%w: this compartment was built without cgo, so it cannot load model %s", ErrNoRuntime, m.Name)
 }
+
+// trimCHeap has no C heap to trim without cgo.
+func trimCHeap() {}

@@ -33,6 +33,10 @@ type CLI struct {
 	Verify VerifyCmd `cmd:"" help:"Check structure, seals, audit chain and signature."`
 	Rekey  RekeyCmd  `cmd:"" help:"Change the passphrase."`
 	Lock   LockCmd   `cmd:"" help:"Flush and compact the vault (--sign to sign it)."`
+
+	Embed       EmbedCmd       `cmd:"" help:"Embed a text with the local model (checks your setup)."`
+	EmbedDaemon EmbedDaemonCmd `cmd:"" name:"embed-daemon" help:"The shared embedding daemon: run, status, stop."`
+	Setup       SetupCmd       `cmd:"" help:"One-time installation steps (download-model)."`
 }
 
 // Globals are the flags every command understands.
