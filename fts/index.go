@@ -1,0 +1,188 @@
+package fts
+
+import (
+	"slices"
+	"sync"
+)
+
+// Index is the literal index: a vocabulary of terms, each with the sorted
+// postings (documents and term frequencies) of the records that hold it,
+// and a trigram index over the vocabulary for fragments and misspellings.
+//
+// Documents are keyed by a caller-chosen uint32. Internally each live
+// document occupies a dense slot, so a query accumulates into flat arrays;
+// slots and term ids freed by Delete are reused.
+//
+// An Index is safe for concurrent Search calls; Add and Delete need
+// exclusive access (the caller holds the lock, as for ann.Index).
+type Index struct {
+	vocab     map[string]uint32 // term text → term id
+	terms     []term            // by term id
+	freeTerms []uint32
+	docs      map[uint32]uint32 // document → slot
+	slots     []slot            // by slot
+	freeSlots []uint32
+	words     int64 // Σ words of live documents, for the BM25 average length
+
+	grams map[uint64][]uint32 // padded trigram → sorted ids of live terms
+
+	counts  map[uint32]uint32 // Add's scratch: term id → occurrences
+	scratch sync.Pool         // *searchScratch, one per concurrent query
+}
+
+// term is one vocabulary entry. slots is sorted; tfs is parallel to it.
+type term struct {
+	text  string
+	slots []uint32
+	tfs   []uint16
+}
+
+// slot is one live (or free) document position.
+type slot struct {
+	doc   uint32
+	words uint32   // word tokens: the BM25 document length
+	terms []uint32 // distinct term ids, sorted: what Delete must undo
+	live  bool
+}
+
+// New returns an empty index.
+func New() *Index {
+	return &Index{
+		vocab:  map[string]uint32{},
+		docs:   map[uint32]uint32{},
+		grams:  map[uint64][]uint32{},
+		counts: map[uint32]uint32{},
+	}
+}
+
+// Len is the number of live documents, N in the term information.
+func (x *Index) Len() int { return len(x.docs) }
+
+// Has reports whether doc is indexed.
+func (x *Index) Has(doc uint32) bool {
+	_, ok := x.docs[doc]
+	return ok
+}
+
+// DF is the number of live documents holding term, after the same
+// normalisation and case folding as indexed text. A term that is not one
+// token (several words) reports 0.
+func (x *Index) DF(termText string) int {
+	toks := Tokens(termText)
+	if len(toks) == 0 {
+		return 0
+	}
+	if id, ok := x.vocab[toks[0]]; ok {
+		return len(x.terms[id].slots)
+	}
+	return 0
+}
+
+// VocabularySize is the number of distinct live terms.
+func (x *Index) VocabularySize() int { return len(x.vocab) }
+
+// Add indexes text under doc, replacing what doc held before.
+func (x *Index) Add(doc uint32, text string) {
+	x.Delete(doc)
+	clear(x.counts)
+	var words uint32
+	tokenize(text, func(t []byte, kind int) {
+		id, ok := x.vocab[string(t)]
+		if !ok {
+			id = x.newTerm(string(t))
+		}
+		x.counts[id]++
+		if kind == kindWord {
+			words++
+		}
+	})
+	s := x.takeSlot()
+	ids := make([]uint32, 0, len(x.counts))
+	for id := range x.counts {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		x.post(id, s, x.counts[id])
+	}
+	x.slots[s] = slot{doc: doc, words: words, terms: ids, live: true}
+	x.docs[doc] = s
+	x.words += int64(words)
+}
+
+// Delete removes doc from every posting list it is on; it reports whether
+// doc was indexed. Document frequencies drop at once.
+func (x *Index) Delete(doc uint32) bool {
+	s, ok := x.docs[doc]
+	if !ok {
+		return false
+	}
+	for _, id := range x.slots[s].terms {
+		x.unpost(id, s)
+	}
+	x.words -= int64(x.slots[s].words)
+	x.slots[s] = slot{}
+	x.freeSlots = append(x.freeSlots, s)
+	delete(x.docs, doc)
+	return true
+}
+
+// newTerm adds text to the vocabulary (with no postings yet) and returns
+// its id. The text is cloned: callers pass bytes borrowed from a document.
+func (x *Index) newTerm(text string) uint32 {
+	text = string([]byte(text))
+	var id uint32
+	if n := len(x.freeTerms); n > 0 {
+		id = x.freeTerms[n-1]
+		x.freeTerms = x.freeTerms[:n-1]
+		x.terms[id] = term{text: text}
+	} else {
+		id = uint32(len(x.terms))
+		x.terms = append(x.terms, term{text: text})
+	}
+	x.vocab[text] = id
+	x.addGrams(id, text)
+	return id
+}
+
+// dropTerm forgets a term whose last posting went away.
+func (x *Index) dropTerm(id uint32) {
+	t := &x.terms[id]
+	x.removeGrams(id, t.text)
+	delete(x.vocab, t.text)
+	*t = term{}
+	x.freeTerms = append(x.freeTerms, id)
+}
+
+func (x *Index) takeSlot() uint32 {
+	if n := len(x.freeSlots); n > 0 {
+		s := x.freeSlots[n-1]
+		x.freeSlots = x.freeSlots[:n-1]
+		return s
+	}
+	x.slots = append(x.slots, slot{})
+	return uint32(len(x.slots) - 1)
+}
+
+// post inserts slot s with count tf into term id's sorted postings.
+func (x *Index) post(id, s, tf uint32) {
+	t := &x.terms[id]
+	i, _ := slices.BinarySearch(t.slots, s)
+	t.slots = slices.Insert(t.slots, i, s)
+	t.tfs = slices.Insert(t.tfs, i, uint16(min(tf, 0xFFFF)))
+}
+
+// unpost removes slot s from term id's postings, dropping the term when
+// no document holds it any more.
+func (x *Index) unpost(id, s uint32) {
+	t := &x.terms[id]
+	i, found := slices.BinarySearch(t.slots, s)
+	if !found {
+		return
+	}
+	t.slots = slices.Delete(t.slots, i, i+1)
+	t.tfs = slices.Delete(t.tfs, i, i+1)
+	if len(t.slots) == 0 {
+		x.dropTerm(id)
+	}
+}

@@ -1,0 +1,487 @@
+package fts
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"unicode/utf8"
+
+	"github.com/compartment/compartment/rank"
+)
+
+// Query limits. Together they bound a query's cost whatever its length:
+// tokenising is linear in the (truncated) text, and the postings read are
+// those of at most MaxQueryTerms terms plus MaxFuzzyTerms trigram lookups.
+const (
+	// MaxQueryBytes is how much of a query text is read; the rest is
+	// ignored (cut at a rune boundary).
+	MaxQueryBytes = 32 << 10
+	// MaxQueryTerms is how many distinct query terms are matched against
+	// the postings: the most informative ones (lowest document frequency,
+	// then first in the query). Every distinct term still counts in the
+	// query's total information, so a record can account for at most the
+	// share of a very long query that these terms carry.
+	MaxQueryTerms = 64
+)
+
+// BM25 parameters. BM25 does not score evidence here (p_lex does); it only
+// orders records that p_lex ties, such as all the records an AND query
+// matches, which is the literal channel's rank.
+const (
+	bm25K1 = 1.2
+	bm25B  = 0.75
+)
+
+// Mode says which query the literal channel answered.
+type Mode int
+
+const (
+	// ModeNone: nothing matched (or the query had no terms).
+	ModeNone Mode = iota
+	// ModeAND: the records holding every query term.
+	ModeAND
+	// ModeOR: AND found nothing; the records holding any informative term.
+	ModeOR
+)
+
+func (m Mode) String() string {
+	switch m {
+	case ModeAND:
+		return "and"
+	case ModeOR:
+		return "or"
+	}
+	return "none"
+}
+
+// QueryTerm is one distinct term of a query and what the index knows of it.
+type QueryTerm struct {
+	Text string
+	// DF is the number of records holding the term; for a term missing
+	// from the vocabulary, the number holding any of its expansions.
+	DF int
+	// Info is I(t) = ln(N/(1+DF)) (see rank.TermInfo).
+	Info float64
+	// Informative: DF ≤ 10% of the records (at least 1), so the term
+	// takes part in the OR fallback.
+	Informative bool
+	// Active: the term is matched against the postings (one of the
+	// MaxQueryTerms most informative). Inactive terms only count in the
+	// query's total information.
+	Active bool
+	// Expansions are the vocabulary terms a record may hold to match the
+	// term, best first. For a term in the vocabulary: itself (weight 1)
+	// then its variants (same word, different ending). For a term missing
+	// from it: terms containing it, misspellings of it, and its variants.
+	// Empty when the term matches only itself.
+	Expansions []Expansion
+}
+
+// Hit is one record the literal channel found.
+type Hit struct {
+	Doc uint32
+	// PLex is the share of the query's information the record accounts
+	// for, capped at 0.999 (rank.PLex).
+	PLex float64
+	// BM25 breaks ties between equal PLex.
+	BM25 float64
+	// Matched has bit i set when Terms[i] matched the record.
+	Matched uint64
+}
+
+// Result is the literal channel's answer to one query: every matching
+// record with its p_lex (not only the first few), and the query's terms.
+// It refers to the index for explanations, so it is only valid while the
+// index is not modified.
+type Result struct {
+	Terms     []QueryTerm
+	Mode      Mode
+	TotalInfo float64 // Σ I(t) over all distinct query terms
+
+	hits   []Hit
+	sorted int     // hits[:sorted] are the best, in order
+	pos    []int32 // by slot: index into hits + 1; built on first Find
+	x      *Index
+}
+
+// Len is the number of records found.
+func (r *Result) Len() int { return len(r.hits) }
+
+// Top returns the n best hits, best first in the channel's order (see
+// compareHits). The slice is owned by r.
+func (r *Result) Top(n int) []Hit {
+	n = min(max(n, 0), len(r.hits))
+	if n > r.sorted {
+		if n*4 >= len(r.hits) {
+			r.sortAll()
+		} else {
+			selectTop(r.hits, n)
+			slices.SortFunc(r.hits[:n], compareHits)
+			r.sorted = n
+		}
+	}
+	return r.hits[:n]
+}
+
+// Find returns doc's hit and its 1-based rank among all hits.
+func (r *Result) Find(doc uint32) (Hit, int, bool) {
+	s, ok := r.x.docs[doc]
+	if !ok || len(r.hits) == 0 {
+		return Hit{}, 0, false
+	}
+	if r.pos == nil {
+		r.sortAll()
+		r.pos = make([]int32, len(r.x.slots))
+		for i, h := range r.hits {
+			r.pos[r.x.docs[h.Doc]] = int32(i + 1)
+		}
+	}
+	if int(s) >= len(r.pos) || r.pos[s] == 0 {
+		return Hit{}, 0, false
+	}
+	i := int(r.pos[s]) - 1
+	return r.hits[i], i + 1, true
+}
+
+func (r *Result) sortAll() {
+	if r.sorted < len(r.hits) {
+		slices.SortFunc(r.hits, compareHits)
+		r.sorted = len(r.hits)
+	}
+}
+
+// TermMatch explains one query term's part in a hit.
+type TermMatch struct {
+	Term   string  // the query term
+	Via    string  // the vocabulary term that matched, when not Term itself
+	Info   float64 // I(t)
+	Weight float64 // share of I(t) earned: 1, or less for a misspelling
+}
+
+// Explain lists the query terms a hit matched, with the information each
+// earned.
+func (r *Result) Explain(h Hit) []TermMatch {
+	var out []TermMatch
+	s, ok := r.x.docs[h.Doc]
+	for i, t := range r.Terms {
+		if i >= 64 || h.Matched&(1<<i) == 0 {
+			continue
+		}
+		m := TermMatch{Term: t.Text, Info: t.Info, Weight: 1}
+		if len(t.Expansions) > 0 && ok {
+			for _, e := range t.Expansions {
+				if _, has := slices.BinarySearch(r.x.slots[s].terms, e.id); has {
+					m.Weight = e.Weight
+					if e.Term != t.Text {
+						m.Via = e.Term
+					}
+					break
+				}
+			}
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// compareHits is the literal channel's order: BM25, then p_lex, then
+// doc. BM25 orders (the original ranked FTS5 hits by bm25 too), p_lex
+// weighs: the channel's rank only feeds the small rank-agreement residue,
+// while p_lex carries the evidence. On LongMemEval_S dev this order beat
+// p_lex-then-BM25 by about a point of session recall_any@5.
+func compareHits(a, b Hit) int {
+	switch {
+	case a.BM25 != b.BM25:
+		if a.BM25 > b.BM25 {
+			return -1
+		}
+		return 1
+	case a.PLex != b.PLex:
+		if a.PLex > b.PLex {
+			return -1
+		}
+		return 1
+	case a.Doc < b.Doc:
+		return -1
+	case a.Doc > b.Doc:
+		return 1
+	}
+	return 0
+}
+
+// selectTop moves the n best hits (in any order) to the front of hs:
+// quickselect, linear on average.
+func selectTop(hs []Hit, n int) {
+	lo, hi := 0, len(hs)-1
+	for lo < hi {
+		p := hs[lo+(hi-lo)/2]
+		i, j := lo, hi
+		for i <= j {
+			for compareHits(hs[i], p) < 0 {
+				i++
+			}
+			for compareHits(hs[j], p) > 0 {
+				j--
+			}
+			if i <= j {
+				hs[i], hs[j] = hs[j], hs[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case n-1 <= j:
+			hi = j
+		case n-1 >= i:
+			lo = i
+		default:
+			return
+		}
+	}
+}
+
+// searchScratch is the per-query working memory, pooled so concurrent
+// queries never share it.
+type searchScratch struct {
+	acc         []accum // by slot
+	touched     []uint32
+	stamp       []uint32 // by slot: generation of the last union count
+	gen         uint32
+	gramHits    []gramCount // by term id
+	gramTouched []uint32
+}
+
+type accum struct {
+	mask uint64
+	num  float64 // Σ weight·I(t) of matched terms
+	bm   float64
+}
+
+func (x *Index) getScratch() *searchScratch {
+	sc, _ := x.scratch.Get().(*searchScratch)
+	if sc == nil {
+		sc = &searchScratch{}
+	}
+	if len(sc.acc) < len(x.slots) {
+		sc.acc = make([]accum, len(x.slots))
+		sc.stamp = make([]uint32, len(x.slots))
+		sc.gen = 0
+	}
+	return sc
+}
+
+// Search answers a query: every distinct query term gets its information
+// over the live records; records holding every term (AND) come first, and
+// only when there are none, records holding any informative term (OR).
+// Every hit carries its p_lex.
+func (x *Index) Search(query string) *Result {
+	r := &Result{x: x}
+	if len(query) > MaxQueryBytes {
+		query = truncateRunes(query, MaxQueryBytes)
+	}
+	n := x.Len()
+	r.Terms = x.queryTerms(query)
+	if n == 0 || len(r.Terms) == 0 {
+		return r
+	}
+	sc := x.getScratch()
+	defer x.scratch.Put(sc)
+	x.resolve(r, sc)
+	x.accumulate(r, sc)
+	x.collect(r, sc)
+	return r
+}
+
+// queryTerms tokenises the query and orders its distinct terms: the
+// MaxQueryTerms most informative first (in query order), marked active,
+// then the rest.
+func (x *Index) queryTerms(query string) []QueryTerm {
+	var terms []QueryTerm
+	seen := map[string]bool{}
+	tokenize(query, func(t []byte, _ int) {
+		if seen[string(t)] {
+			return
+		}
+		seen[string(t)] = true
+		df := 0
+		if id, ok := x.vocab[string(t)]; ok {
+			df = len(x.terms[id].slots)
+		}
+		terms = append(terms, QueryTerm{Text: string(t), DF: df})
+	})
+	if len(terms) > MaxQueryTerms {
+		byDF := slices.Clone(terms)
+		slices.SortStableFunc(byDF, func(a, b QueryTerm) int { return a.DF - b.DF })
+		keep := map[string]bool{}
+		for _, t := range byDF[:MaxQueryTerms] {
+			keep[t.Text] = true
+		}
+		slices.SortStableFunc(terms, func(a, b QueryTerm) int {
+			return boolRank(keep[b.Text]) - boolRank(keep[a.Text])
+		})
+	}
+	for i := range terms {
+		terms[i].Active = i < MaxQueryTerms
+	}
+	return terms
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// resolve fills in each term's expansions, document frequency,
+// information and informativeness, and the query's total information.
+func (x *Index) resolve(r *Result, sc *searchScratch) {
+	n := x.Len()
+	fuzzy := 0
+	for i := range r.Terms {
+		t := &r.Terms[i]
+		id, inVocab := x.vocab[t.Text]
+		if t.Active && !inVocab && fuzzy < MaxFuzzyTerms {
+			var overflow int
+			t.Expansions, overflow = x.expand(t.Text, sc)
+			t.Expansions = mergeExpansions(t.Expansions, x.variants(t.Text))
+			if len(t.Expansions) > 0 {
+				fuzzy++
+				t.DF = x.unionDF(t.Expansions, sc)
+				if overflow > 0 {
+					t.DF = min(n, max(t.DF, overflow))
+				}
+			}
+		} else if t.Active && inVocab {
+			if vs := x.variants(t.Text); len(vs) > 0 {
+				t.Expansions = mergeExpansions([]Expansion{{Term: t.Text, Weight: 1, id: id}}, vs)
+			}
+		}
+		t.Info = rank.TermInfo(n, t.DF)
+		t.Informative = t.DF <= rank.InformativeDF(n)
+		r.TotalInfo += t.Info
+	}
+}
+
+// mergeExpansions joins two expansion lists, keeping each term once at
+// its best weight, best first.
+func mergeExpansions(a, b []Expansion) []Expansion {
+	out := slices.Clone(a)
+	for _, e := range b {
+		if i := slices.IndexFunc(out, func(o Expansion) bool { return o.id == e.id }); i >= 0 {
+			out[i].Weight = max(out[i].Weight, e.Weight)
+			continue
+		}
+		out = append(out, e)
+	}
+	slices.SortStableFunc(out, func(p, q Expansion) int { return cmp.Compare(q.Weight, p.Weight) })
+	return out
+}
+
+// unionDF counts the records holding any of the expansions.
+func (x *Index) unionDF(exps []Expansion, sc *searchScratch) int {
+	sc.gen++
+	if sc.gen == 0 { // wrapped: restart the stamps
+		clear(sc.stamp)
+		sc.gen = 1
+	}
+	df := 0
+	for _, e := range exps {
+		for _, s := range x.terms[e.id].slots {
+			if sc.stamp[s] != sc.gen {
+				sc.stamp[s] = sc.gen
+				df++
+			}
+		}
+	}
+	return df
+}
+
+// accumulate reads the postings of every active term once, adding to each
+// record's matched-term mask, its Σ weight·I(t) and its BM25.
+func (x *Index) accumulate(r *Result, sc *searchScratch) {
+	n := float64(x.Len())
+	avgWords := max(float64(x.words)/n, 1)
+	touched := sc.touched[:0]
+	for i, t := range r.Terms {
+		if !t.Active {
+			break
+		}
+		bit := uint64(1) << i
+		idf := math.Log(1 + (n-float64(t.DF)+0.5)/(float64(t.DF)+0.5))
+		lists := t.Expansions
+		if len(lists) == 0 {
+			id, ok := x.vocab[t.Text]
+			if !ok {
+				continue
+			}
+			lists = []Expansion{{Weight: 1, id: id}}
+		}
+		// Expansions are best first, so the first list to reach a record
+		// gives it the term's best weight.
+		for _, e := range lists {
+			pt := &x.terms[e.id]
+			for j, s := range pt.slots {
+				a := &sc.acc[s]
+				if a.mask == 0 {
+					touched = append(touched, s)
+				}
+				if a.mask&bit != 0 {
+					continue
+				}
+				a.mask |= bit
+				a.num += e.Weight * t.Info
+				tf := float64(pt.tfs[j])
+				norm := bm25K1 * (1 - bm25B + bm25B*float64(x.slots[s].words)/avgWords)
+				a.bm += e.Weight * idf * tf * (bm25K1 + 1) / (tf + norm)
+			}
+		}
+	}
+	sc.touched = touched
+}
+
+// collect picks the AND hits, or the OR hits when there are none, and
+// clears the accumulators it used.
+func (x *Index) collect(r *Result, sc *searchScratch) {
+	var all, informative uint64
+	for i, t := range r.Terms {
+		if !t.Active {
+			break
+		}
+		all |= 1 << i
+		if t.Informative {
+			informative |= 1 << i
+		}
+	}
+	for _, s := range sc.touched {
+		if sc.acc[s].mask == all {
+			r.Mode = ModeAND
+			break
+		}
+	}
+	if r.Mode != ModeAND && informative != 0 {
+		r.Mode = ModeOR
+	}
+	for _, s := range sc.touched {
+		a := sc.acc[s]
+		sc.acc[s] = accum{}
+		keep := (r.Mode == ModeAND && a.mask == all) || (r.Mode == ModeOR && a.mask&informative != 0)
+		if !keep {
+			continue
+		}
+		if p := rank.PLex(a.num, r.TotalInfo); p > 0 {
+			r.hits = append(r.hits, Hit{Doc: x.slots[s].doc, PLex: p, BM25: a.bm, Matched: a.mask})
+		}
+	}
+	if len(r.hits) == 0 {
+		r.Mode = ModeNone
+	}
+}
+
+// truncateRunes cuts s to at most n bytes without splitting a rune.
+func truncateRunes(s string, n int) string {
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}

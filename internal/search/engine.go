@@ -1,0 +1,218 @@
+package search
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/compartment/compartment/ann"
+	"github.com/compartment/compartment/fts"
+)
+
+// Errors a caller acts on.
+var (
+	// ErrEmptyQuery: the query text is empty or only white space.
+	ErrEmptyQuery = errors.New("search: empty query")
+	// ErrDimension: a vector's length differs from the engine's dimension.
+	ErrDimension = errors.New("search: vector dimension mismatch")
+)
+
+// MaxWindows is the most embedding windows one record may have; a window's
+// index lives in the low byte of its vector key.
+const MaxWindows = 256
+
+// DocMeta is what the priors need to know about a record.
+type DocMeta struct {
+	Namespace string
+	// Seq is the write order: a larger Seq was written later. The vault
+	// share of a record is the share of its population with a larger Seq.
+	Seq        uint64
+	Importance float64 // in [0, 1]; 0.5 is neutral
+	Opinion    bool
+	Affirmed   time.Time // last (re-)affirmation of an opinion
+	// Reference marks reference facts and pack records: they arrive by the
+	// thousand at one instant and have no age, so they are left out of
+	// the population the vault share counts (and are never aged).
+	Reference bool
+}
+
+// Engine is the hybrid search engine. It is safe for concurrent Search
+// calls alongside one writer (Add, Remove, SetMeta).
+type Engine struct {
+	mu   sync.RWMutex
+	dim  int
+	lex  *fts.Index
+	vec  ann.Index // nil when dim == 0
+	docs map[uint32]*docState
+	pop  population
+}
+
+type docState struct {
+	meta    DocMeta
+	windows int
+}
+
+// New returns an empty engine for vectors of dim dimensions; dim 0 means
+// no semantic channel (literal search only).
+func New(dim int) *Engine {
+	e := &Engine{dim: dim, lex: fts.New(), docs: map[uint32]*docState{}, pop: newPopulation()}
+	if dim > 0 {
+		e.vec = ann.New(dim, ann.Options{})
+	}
+	return e
+}
+
+// Dim is the vector dimension; 0 when the engine is literal only.
+func (e *Engine) Dim() int { return e.dim }
+
+// Len is the number of records.
+func (e *Engine) Len() int {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return len(e.docs)
+}
+
+// Has reports whether doc is indexed.
+func (e *Engine) Has(doc uint32) bool {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	_, ok := e.docs[doc]
+	return ok
+}
+
+// Add indexes a record, replacing any earlier version of doc: its text in
+// the literal index, each of its embedding windows in the vector index
+// (windows may be empty: the record is then found literally only), and
+// its metadata.
+func (e *Engine) Add(doc uint32, text string, windows [][]float32, meta DocMeta) error {
+	if len(windows) > MaxWindows {
+		return fmt.Errorf("search: doc %d has %d windows, at most %d", doc, len(windows), MaxWindows)
+	}
+	if len(windows) > 0 && e.dim == 0 {
+		return fmt.Errorf("search: doc %d: %w: engine has no semantic channel", doc, ErrDimension)
+	}
+	for i, w := range windows {
+		if len(w) != e.dim {
+			return fmt.Errorf("search: doc %d window %d has %d dims, want %d: %w", doc, i, len(w), e.dim, ErrDimension)
+		}
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.remove(doc)
+	for i, w := range windows {
+		if err := e.vec.Add(windowKey(doc, i), w); err != nil {
+			for j := range i {
+				e.vec.Delete(windowKey(doc, j))
+			}
+			return fmt.Errorf("search: doc %d window %d: %w", doc, i, err)
+		}
+	}
+	e.lex.Add(doc, text)
+	e.docs[doc] = &docState{meta: meta, windows: len(windows)}
+	e.pop.add(meta)
+	return nil
+}
+
+// Remove drops doc from both indexes; it reports whether doc was there.
+func (e *Engine) Remove(doc uint32) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.remove(doc)
+}
+
+func (e *Engine) remove(doc uint32) bool {
+	st, ok := e.docs[doc]
+	if !ok {
+		return false
+	}
+	for i := range st.windows {
+		e.vec.Delete(windowKey(doc, i))
+	}
+	e.lex.Delete(doc)
+	e.pop.remove(st.meta)
+	delete(e.docs, doc)
+	return true
+}
+
+// SetMeta replaces a record's metadata (an opinion re-affirmed, a new
+// importance) without re-indexing its text or vectors.
+func (e *Engine) SetMeta(doc uint32, meta DocMeta) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	st, ok := e.docs[doc]
+	if !ok {
+		return fmt.Errorf("search: set meta: doc %d is not indexed", doc)
+	}
+	e.pop.remove(st.meta)
+	st.meta = meta
+	e.pop.add(meta)
+	return nil
+}
+
+// windowKey packs a record and one of its windows into an ann key.
+func windowKey(doc uint32, window int) uint64 { return uint64(doc)<<8 | uint64(window) }
+
+func keyDoc(key uint64) (uint32, int) { return uint32(key >> 8), int(key & 0xFF) }
+
+// population keeps, per namespace, the sorted write orders of the records
+// that count for the vault share (every record but reference ones).
+type population struct {
+	byNS map[string][]uint64
+}
+
+func newPopulation() population { return population{byNS: map[string][]uint64{}} }
+
+func (p population) add(m DocMeta) {
+	if m.Reference {
+		return
+	}
+	s := p.byNS[m.Namespace]
+	i, _ := slices.BinarySearch(s, m.Seq)
+	p.byNS[m.Namespace] = slices.Insert(s, i, m.Seq)
+}
+
+func (p population) remove(m DocMeta) {
+	if m.Reference {
+		return
+	}
+	s := p.byNS[m.Namespace]
+	if i, ok := slices.BinarySearch(s, m.Seq); ok {
+		s = slices.Delete(s, i, i+1)
+	}
+	if len(s) == 0 {
+		delete(p.byNS, m.Namespace)
+	} else {
+		p.byNS[m.Namespace] = s
+	}
+}
+
+// share is the vault share q of a record written at seq: the share of the
+// population in namespaces (all when nil) written after it.
+func (p population) share(seq uint64, namespaces []string) float64 {
+	total, after := 0, 0
+	count := func(s []uint64) {
+		i := sort.Search(len(s), func(i int) bool { return s[i] > seq })
+		total += len(s)
+		after += len(s) - i
+	}
+	if namespaces == nil {
+		for _, s := range p.byNS {
+			count(s)
+		}
+	} else {
+		for _, ns := range namespaces {
+			count(p.byNS[ns])
+		}
+	}
+	if total == 0 {
+		return 0
+	}
+	return float64(after) / float64(total)
+}
+
+// trimmed reports whether a query text has any content.
+func trimmed(s string) bool { return strings.TrimSpace(s) != "" }

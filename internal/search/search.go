@@ -1,0 +1,269 @@
+package search
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/compartment/compartment/fts"
+	"github.com/compartment/compartment/rank"
+)
+
+// Query is one search.
+type Query struct {
+	// Text is what the user asked; it feeds the literal channel and must
+	// not be empty.
+	Text string
+	// Vector is the embedded query (with the model's query prefix); nil
+	// searches the literal channel only.
+	Vector []float32
+	// TopK > 0 returns exactly that many results (fewer only when fewer
+	// records match at all); 0 returns what is relevant (the relevance
+	// cut, at most rank.MaxResults).
+	TopK int
+	// Namespaces is the searched population for the vault share; nil
+	// means every namespace. It does not filter: use Filter for that.
+	Namespaces []string
+	// Filter, when set, keeps only the records it accepts. It runs after
+	// ranking; when it leaves too few results the candidate pools widen.
+	Filter func(doc uint32) bool
+	// Now is the clock for opinion age; zero means time.Now().
+	Now time.Time
+	// Explain fills Result.Explain.
+	Explain bool
+}
+
+// Result is one returned record.
+type Result struct {
+	Doc uint32
+	// Score is the final score: aged evidence times the priors. It orders
+	// the results and may sit below the floor that Unaged passed.
+	Score float64
+	// Unaged is the evidence without aging or priors: what the relevance
+	// cut read.
+	Unaged  float64
+	Explain *Explanation
+}
+
+// Explanation says why a record came back.
+type Explanation struct {
+	Cosine  float64 `json:"cosine"`   // best window's cosine (0 if not a semantic candidate)
+	Window  int     `json:"window"`   // which window
+	PVec    float64 `json:"p_vec"`    // rank.PVec(Cosine)
+	RankVec int     `json:"rank_vec"` // 1-based; 0 = not found semantically
+	// Terms are the query terms the record matched, with I(t) each.
+	Terms   []fts.TermMatch `json:"terms"`
+	PLex    float64         `json:"p_lex"`
+	RankLex int             `json:"rank_lex"` // 1-based; 0 = not found literally
+	Mode    string          `json:"mode"`     // literal query: and, or, none
+	Share   float64         `json:"share"`    // vault share q
+	// Evidence is the aged evidence; Unaged is in Result.
+	Evidence float64 `json:"evidence"`
+	// ImportancePrior and OpinionPrior are the two terms of the
+	// multiplier 1 + ImportancePrior + OpinionPrior.
+	ImportancePrior float64 `json:"importance_prior"`
+	OpinionPrior    float64 `json:"opinion_prior"`
+}
+
+// candidate is a record either channel brought into the pool.
+type candidate struct {
+	doc              uint32
+	cos              float64
+	window           int
+	rankVec, rankLex int
+	lex              fts.Hit
+	sig              rank.Signals
+	evidence         float64
+	imp, op          float64
+	scored           rank.Scored
+}
+
+// Search runs a query. An empty query is ErrEmptyQuery; a query that
+// matches nothing returns no results and no error.
+func (e *Engine) Search(q Query) ([]Result, error) {
+	if !trimmed(q.Text) {
+		return nil, ErrEmptyQuery
+	}
+	if q.TopK < 0 {
+		return nil, fmt.Errorf("search: top_k %d is negative", q.TopK)
+	}
+	if q.Vector != nil && len(q.Vector) != e.dim {
+		return nil, fmt.Errorf("search: query vector has %d dims, want %d: %w", len(q.Vector), e.dim, ErrDimension)
+	}
+	if q.Now.IsZero() {
+		q.Now = time.Now()
+	}
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	r := run{e: e, q: q, lex: e.lex.Search(q.Text)}
+	r.semantic = q.Vector != nil && e.vec != nil && e.vec.Len() > 0
+	r.floor = rank.Floor(r.semantic)
+	pool := rank.PoolSize
+	for attempt := 0; ; attempt++ {
+		cands := r.gather(pool)
+		kept, picked := r.rank(cands)
+		if attempt == rank.PoolWidenings || !r.widen(kept, picked) {
+			return r.results(kept, picked), nil
+		}
+		pool *= rank.PoolGrowth
+	}
+}
+
+// run is the state of one Search.
+type run struct {
+	e        *Engine
+	q        Query
+	lex      *fts.Result
+	semantic bool
+	floor    float64
+	// What the last gather saw at the edge of each pool, to bound the
+	// score of records beyond it.
+	vecFull, lexFull bool
+	vecRanked        int
+	lastCos          float64
+	lastPLex         float64
+	lexRanked        int
+}
+
+// gather builds the candidate pool: the best pool windows (each record by
+// its best window) and the pool best literal hits. Every candidate found
+// literally at all gets its p_lex and literal rank, even from beyond the
+// literal pool.
+func (r *run) gather(pool int) []*candidate {
+	byDoc := map[uint32]*candidate{}
+	var cands []*candidate
+	get := func(doc uint32) *candidate {
+		c := byDoc[doc]
+		if c == nil {
+			c = &candidate{doc: doc}
+			byDoc[doc] = c
+			cands = append(cands, c)
+		}
+		return c
+	}
+	r.vecFull, r.vecRanked, r.lastCos = false, 0, 0
+	if r.semantic {
+		hits := r.e.vec.Search(r.q.Vector, pool)
+		r.vecFull = len(hits) >= pool
+		for _, h := range hits {
+			doc, w := keyDoc(h.Key)
+			if _, seen := byDoc[doc]; seen {
+				continue
+			}
+			c := get(doc)
+			c.cos, c.window = float64(h.Score), w
+			if rank.PVec(c.cos) > 0 {
+				r.vecRanked++
+				c.rankVec = r.vecRanked
+			}
+		}
+		if len(hits) > 0 {
+			r.lastCos = float64(hits[len(hits)-1].Score)
+		}
+	}
+	top := r.lex.Top(pool)
+	r.lexFull, r.lexRanked, r.lastPLex = r.lex.Len() > len(top), len(top), 0
+	if len(top) > 0 {
+		r.lastPLex = top[len(top)-1].PLex
+	}
+	for i, h := range top {
+		c := get(h.Doc)
+		c.lex, c.rankLex = h, i+1
+	}
+	if r.lexFull {
+		for _, c := range cands {
+			if c.rankLex == 0 {
+				if h, rk, ok := r.lex.Find(c.doc); ok {
+					c.lex, c.rankLex = h, rk
+				}
+			}
+		}
+	}
+	return cands
+}
+
+// rank scores the candidates, drops those the filter rejects and applies
+// the cut; it returns the kept candidates and the indexes picked.
+func (r *run) rank(cands []*candidate) ([]*candidate, []int) {
+	kept := cands[:0]
+	for _, c := range cands {
+		if r.q.Filter != nil && !r.q.Filter(c.doc) {
+			continue
+		}
+		r.score(c)
+		if c.scored.Unaged > 0 {
+			kept = append(kept, c)
+		}
+	}
+	scored := make([]rank.Scored, len(kept))
+	for i, c := range kept {
+		scored[i] = c.scored
+	}
+	return kept, rank.Cut(scored, r.q.TopK, r.floor)
+}
+
+func (r *run) score(c *candidate) {
+	st := r.e.docs[c.doc]
+	c.sig = rank.Signals{PVec: rank.PVec(c.cos), PLex: c.lex.PLex, RankVec: c.rankVec, RankLex: c.rankLex}
+	if !st.meta.Reference {
+		c.sig.Share = r.e.pop.share(st.meta.Seq, r.q.Namespaces)
+	}
+	c.evidence = rank.Evidence(c.sig)
+	c.imp = rank.ImportancePrior(st.meta.Importance)
+	days := r.q.Now.Sub(st.meta.Affirmed).Hours() / 24
+	c.op = rank.OpinionPrior(st.meta.Opinion, days)
+	c.scored = rank.Scored{Final: rank.Final(c.evidence, c.imp, c.op), Unaged: rank.Unaged(c.sig)}
+}
+
+// widen decides whether a larger pool could change the answer: a channel
+// left records out, too few results survived, and (for the relevance cut)
+// a record beyond the pools could still clear the threshold.
+func (r *run) widen(kept []*candidate, picked []int) bool {
+	if !r.vecFull && !r.lexFull {
+		return false
+	}
+	if r.q.TopK > 0 {
+		return len(picked) < r.q.TopK
+	}
+	if len(picked) >= rank.MaxResults {
+		return false
+	}
+	best := 0.0
+	for _, c := range kept {
+		best = max(best, c.scored.Unaged)
+	}
+	threshold := max(r.floor, rank.RelativeCut*best)
+	var bound rank.Signals
+	if r.vecFull {
+		bound.PVec, bound.RankVec = rank.PVec(r.lastCos), r.vecRanked+1
+	}
+	if r.lexFull {
+		bound.PLex, bound.RankLex = r.lastPLex, r.lexRanked+1
+	}
+	return rank.Unaged(bound) >= threshold
+}
+
+func (r *run) results(kept []*candidate, picked []int) []Result {
+	out := make([]Result, 0, len(picked))
+	for _, i := range picked {
+		c := kept[i]
+		res := Result{Doc: c.doc, Score: c.scored.Final, Unaged: c.scored.Unaged}
+		if r.q.Explain {
+			res.Explain = r.explain(c)
+		}
+		out = append(out, res)
+	}
+	return out
+}
+
+func (r *run) explain(c *candidate) *Explanation {
+	x := &Explanation{
+		Cosine: c.cos, Window: c.window, PVec: c.sig.PVec, RankVec: c.sig.RankVec,
+		PLex: c.sig.PLex, RankLex: c.sig.RankLex, Mode: r.lex.Mode.String(),
+		Share: c.sig.Share, Evidence: c.evidence,
+		ImportancePrior: c.imp, OpinionPrior: c.op,
+	}
+	if c.rankLex > 0 {
+		x.Terms = r.lex.Explain(c.lex)
+	}
+	return x
+}

@@ -1,0 +1,274 @@
+package rank
+
+import (
+	"math"
+	"slices"
+)
+
+// The constants of the ranking. Each is part of the product's behaviour:
+// change one only with the LongMemEval run and the property tests.
+const (
+	// CosFloor and CosCeil map a cosine onto [0, 1] for p_vec: an
+	// L2-normalised encoder's cosines are comparable across queries, so
+	// fixed bounds keep a hopeless query hopeless.
+	CosFloor = 0.25
+	CosCeil  = 0.85
+	// SemanticCap bounds p_vec. A cosine says "about the same thing",
+	// never "the record you named", so the semantic term must stay below
+	// the literal channel's ceiling: 0.75·−ln(1−cap) < 0.25·−ln(1−0.999)
+	// = 1.727 forces cap < 0.90.
+	SemanticCap = 0.88
+	// LiteralCap bounds p_lex below 1 so its logarithm stays finite.
+	LiteralCap = 0.999
+
+	// WVec and WLex weight the two channels' evidence.
+	WVec = 0.75
+	WLex = 0.25
+	// WRRF and RRFK size the rank-agreement residue: small enough only to
+	// break near-ties.
+	WRRF = 0.10
+	RRFK = 20
+
+	// WImp weighs the importance prior, centred on the default 0.5.
+	WImp = 0.15
+	// WOpinion is the opinion prior at the moment of re-affirmation; it
+	// halves every OpinionHalfLifeDays.
+	WOpinion            = 0.30
+	OpinionHalfLifeDays = 30
+	// HalfLifeShare is the vault share after which the semantic evidence
+	// keeps half its odds: the median memory is worth half.
+	HalfLifeShare = 0.5
+
+	// InformativeShare: a term in more than this share of the records is
+	// not informative and is dropped from the OR fallback.
+	InformativeShare = 0.10
+	// MinTermInfo floors I(t). With the +1 in ln(N/(1+df)) a term held by
+	// every record (or by the only record of a tiny vault) would be worth
+	// zero or less, and p_lex would be 0/0; the floor makes p_lex the
+	// plain fraction of query terms matched in that limit and is
+	// negligible anywhere else (an informative term is worth ≥ 2.3).
+	MinTermInfo = 0.01
+
+	// RelativeCut keeps results whose unaged score is at least this share
+	// of the best one.
+	RelativeCut = 0.5
+	// MaxResults bounds a relevance-cut answer.
+	MaxResults = 100
+	// FloorProbability is what the absolute floor means: the probability
+	// of relevance a single channel must reach, at rank 1, for a result to
+	// come back on that channel alone. See [Floor].
+	FloorProbability = 0.55
+
+	// PoolSize is the first candidate pool per channel; when filters leave
+	// too few results it grows PoolGrowth-fold, at most PoolWidenings times.
+	PoolSize      = 200
+	PoolGrowth    = 4
+	PoolWidenings = 3
+)
+
+// PVec turns a cosine into the semantic channel's probability:
+//
+//	p_vec = clamp((cos − 0.25) / (0.85 − 0.25), 0, 0.88)
+func PVec(cos float64) float64 {
+	p := (cos - CosFloor) / (CosCeil - CosFloor)
+	if !(p > 0) { // also catches NaN
+		return 0
+	}
+	return min(p, SemanticCap)
+}
+
+// TermInfo is the self-information of a term over n records, df of which
+// hold it, floored at [MinTermInfo]; 0 for an empty vault:
+//
+//	I(t) = max(ln(N / (1 + df(t))), 0.01)
+func TermInfo(n, df int) float64 {
+	if n <= 0 {
+		return 0
+	}
+	return max(math.Log(float64(n)/float64(1+df)), MinTermInfo)
+}
+
+// InformativeDF is the largest document frequency of an informative term
+// among n records: 10% of them, at least 1.
+//
+//	df(t) ≤ max(1, ⌊0.10·N⌋)
+func InformativeDF(n int) int {
+	return max(1, int(InformativeShare*float64(n)))
+}
+
+// PLex is the share of the query's information a record accounts for,
+// capped below 1; 0 when the query carries none:
+//
+//	p_lex = min(Σ I(t) of query terms in d / Σ I(t) of all query terms, 0.999)
+func PLex(matched, total float64) float64 {
+	if !(total > 0) || !(matched > 0) {
+		return 0
+	}
+	return min(matched/total, LiteralCap)
+}
+
+// VecTerm is the semantic channel's evidence: −w_vec·ln(1 − p_vec).
+func VecTerm(pVec float64) float64 {
+	return -WVec * math.Log1p(-pVec)
+}
+
+// LexTerm is the literal channel's evidence: −w_lex·ln(1 − p_lex).
+func LexTerm(pLex float64) float64 {
+	return -WLex * math.Log1p(-pLex)
+}
+
+// Residue is the rank-agreement term, with 1-based ranks; a rank of 0
+// means the record is missing from that channel and adds nothing:
+//
+//	w_rrf·k·[1/(k + rank_vec) + 1/(k + rank_lex)],  w_rrf = 0.10, k = 20
+func Residue(rankVec, rankLex int) float64 {
+	r := 0.0
+	if rankVec > 0 {
+		r += 1 / float64(RRFK+rankVec)
+	}
+	if rankLex > 0 {
+		r += 1 / float64(RRFK+rankLex)
+	}
+	return WRRF * RRFK * r
+}
+
+// Aged shifts the semantic evidence s in odds by the record's vault share
+// q (the share of the searched population written after it):
+//
+//	aged(s, q) = ln(1 + 2^(−q/0.5)·(e^s − 1))
+//
+// q = 0 leaves s unchanged; a strong match is nudged, a faint one is
+// scaled away.
+func Aged(s, q float64) float64 {
+	if q <= 0 {
+		return s
+	}
+	return math.Log1p(math.Exp2(-q/HalfLifeShare) * math.Expm1(s))
+}
+
+// Signals is what the channels found for one record.
+type Signals struct {
+	PVec, PLex       float64
+	RankVec, RankLex int     // 1-based; 0 = not found by that channel
+	Share            float64 // vault share q, in [0, 1]
+}
+
+// Evidence fuses the two channels as alternatives (a soft OR in log
+// space), aging only the semantic term:
+//
+//	evidence = aged(−0.75·ln(1−p_vec), q) − 0.25·ln(1−p_lex) + residue
+func Evidence(s Signals) float64 {
+	// A channel that found no evidence contributes no rank either, so a
+	// record that matched nothing scores zero.
+	if !(s.PVec > 0) {
+		s.PVec, s.RankVec = 0, 0
+	}
+	if !(s.PLex > 0) {
+		s.PLex, s.RankLex = 0, 0
+	}
+	if s.PVec == 0 && s.PLex == 0 {
+		return 0
+	}
+	return Aged(VecTerm(s.PVec), s.Share) + LexTerm(s.PLex) + Residue(s.RankVec, s.RankLex)
+}
+
+// Unaged is the evidence with no aging: what the relevance cut reads, so
+// recency orders results but never decides which come back.
+func Unaged(s Signals) float64 {
+	s.Share = 0
+	return Evidence(s)
+}
+
+// ImportancePrior centres importance on the 0.5 default, so an
+// unweighted memory is neutral: w_imp·(2·importance − 1), w_imp = 0.15.
+func ImportancePrior(importance float64) float64 {
+	return WImp * (2*min(max(importance, 0), 1) - 1)
+}
+
+// OpinionPrior favours recently re-affirmed opinions, halving every 30
+// days; 0 for a fact:
+//
+//	w_op = 0.30·2^(−days since affirmed / 30)
+func OpinionPrior(opinion bool, days float64) float64 {
+	if !opinion {
+		return 0
+	}
+	return WOpinion * math.Exp2(-max(days, 0)/OpinionHalfLifeDays)
+}
+
+// Final applies the priors multiplicatively, so a prior reorders what
+// matched and a record that matched nothing stays at zero:
+//
+//	final = evidence·(1 + w_imp·(2·importance − 1) + w_op)
+func Final(evidence, importancePrior, opinionPrior float64) float64 {
+	return evidence * (1 + importancePrior + opinionPrior)
+}
+
+// Floor is the absolute relevance floor on the unaged score. It is the
+// score a record reaches on one channel alone, at rank 1, with probability
+// [FloorProbability] (0.55: more likely relevant than not):
+//
+//	floor = w·−ln(1 − 0.55) + w_rrf·k/(k + 1)
+//
+// With the semantic channel w = w_vec, giving 0.694: the original's 0.7,
+// a cosine ≥ 0.58 alone, or a literal match on ≥ 91% of the query's
+// information alone. Without it (no query vector) w = w_lex, giving
+// 0.295: the literal channel alone must account for 55% of the query's
+// information.
+func Floor(semantic bool) float64 {
+	w := WLex
+	if semantic {
+		w = WVec
+	}
+	return w*-math.Log1p(-FloorProbability) + Residue(0, 1)
+}
+
+// Scored is one ranked candidate as [Cut] sees it.
+type Scored struct {
+	Final  float64 // what orders the results
+	Unaged float64 // what decides which come back
+}
+
+// Cut returns the indexes of the results to return, best first by final
+// score (ties: unaged score, then index). Candidates with no evidence are
+// never returned. With topK > 0 it returns exactly the topK best (fewer
+// only when fewer have evidence); with topK = 0 it keeps
+//
+//	unaged ≥ max(floor, 0.5·best unaged),  at most 100.
+func Cut(c []Scored, topK int, floor float64) []int {
+	idx := make([]int, 0, len(c))
+	best := 0.0
+	for i, s := range c {
+		if s.Unaged > 0 {
+			idx = append(idx, i)
+			best = max(best, s.Unaged)
+		}
+	}
+	limit := topK
+	if topK <= 0 {
+		threshold := max(floor, RelativeCut*best)
+		idx = slices.DeleteFunc(idx, func(i int) bool { return c[i].Unaged < threshold })
+		limit = MaxResults
+	}
+	slices.SortFunc(idx, func(a, b int) int { return compareScored(c, a, b) })
+	if len(idx) > limit {
+		idx = idx[:limit]
+	}
+	return idx
+}
+
+func compareScored(c []Scored, a, b int) int {
+	switch {
+	case c[a].Final != c[b].Final:
+		if c[a].Final > c[b].Final {
+			return -1
+		}
+		return 1
+	case c[a].Unaged != c[b].Unaged:
+		if c[a].Unaged > c[b].Unaged {
+			return -1
+		}
+		return 1
+	}
+	return a - b
+}
