@@ -1,0 +1,165 @@
+package ann
+
+// cand is a graph node and its distance to the query (1 − cosine, so
+// smaller is closer, as in hnswlib's inner-product space).
+type cand struct {
+	dist float32
+	id   uint32
+}
+
+// closer orders candidates by distance, then by id, so every search is
+// deterministic even among equal distances.
+func closer(a, b cand) bool {
+	return a.dist < b.dist || (a.dist == b.dist && a.id < b.id)
+}
+
+// minHeap pops the closest candidate first.
+type minHeap []cand
+
+func (h *minHeap) push(c cand) {
+	*h = append(*h, c)
+	s := *h
+	i := len(s) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !closer(s[i], s[p]) {
+			break
+		}
+		s[i], s[p] = s[p], s[i]
+		i = p
+	}
+}
+
+func (h *minHeap) pop() cand {
+	s := *h
+	top := s[0]
+	last := len(s) - 1
+	s[0] = s[last]
+	s = s[:last]
+	siftDown(s, 0, closer)
+	*h = s
+	return top
+}
+
+// maxHeap pops the farthest candidate first: the bounded result set.
+type maxHeap []cand
+
+func farther(a, b cand) bool { return closer(b, a) }
+
+func (h *maxHeap) push(c cand) {
+	*h = append(*h, c)
+	s := *h
+	i := len(s) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !farther(s[i], s[p]) {
+			break
+		}
+		s[i], s[p] = s[p], s[i]
+		i = p
+	}
+}
+
+func (h *maxHeap) pop() cand {
+	s := *h
+	top := s[0]
+	last := len(s) - 1
+	s[0] = s[last]
+	s = s[:last]
+	siftDown(s, 0, farther)
+	*h = s
+	return top
+}
+
+func siftDown(s []cand, i int, before func(a, b cand) bool) {
+	n := len(s)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		best := l
+		if r := l + 1; r < n && before(s[r], s[l]) {
+			best = r
+		}
+		if !before(s[best], s[i]) {
+			return
+		}
+		s[i], s[best] = s[best], s[i]
+		i = best
+	}
+}
+
+// topK keeps the k best hits seen so far in a min-heap whose root is the
+// worst kept hit, so most rows are rejected with one comparison.
+type topK struct {
+	k    int
+	hits []Hit
+}
+
+// worse orders hits by score, then by key (the larger key is worse).
+func worse(a, b Hit) bool {
+	return a.Score < b.Score || (a.Score == b.Score && a.Key > b.Key)
+}
+
+// admits reports whether a hit with this score could enter the heap; a
+// cheap filter before building the Hit.
+func (t *topK) admits(score float32) bool {
+	return len(t.hits) < t.k || score >= t.hits[0].Score
+}
+
+func (t *topK) offer(h Hit) {
+	s := t.hits
+	if len(s) < t.k {
+		s = append(s, h)
+		i := len(s) - 1
+		for i > 0 {
+			p := (i - 1) / 2
+			if !worse(s[i], s[p]) {
+				break
+			}
+			s[i], s[p] = s[p], s[i]
+			i = p
+		}
+		t.hits = s
+		return
+	}
+	if !worse(s[0], h) {
+		return
+	}
+	s[0] = h
+	t.fix()
+}
+
+// sorted returns the kept hits best first, emptying the heap.
+func (t *topK) sorted() []Hit {
+	out := make([]Hit, len(t.hits))
+	for i := len(out) - 1; i >= 0; i-- {
+		out[i] = t.hits[0]
+		last := len(t.hits) - 1
+		t.hits[0] = t.hits[last]
+		t.hits = t.hits[:last]
+		t.fix()
+	}
+	return out
+}
+
+func (t *topK) fix() {
+	s := t.hits
+	n, i := len(s), 0
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		m := l
+		if r := l + 1; r < n && worse(s[r], s[l]) {
+			m = r
+		}
+		if !worse(s[m], s[i]) {
+			return
+		}
+		s[i], s[m] = s[m], s[i]
+		i = m
+	}
+}

@@ -1,0 +1,272 @@
+package ann
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+)
+
+// decoder reads little-endian values with bounds checks; the first
+// shortfall sticks, so callers check once.
+type decoder struct {
+	b   []byte
+	err error
+}
+
+func (d *decoder) take(n uint64) []byte {
+	if d.err != nil {
+		return nil
+	}
+	if n > uint64(len(d.b)) {
+		d.err = fmt.Errorf("%w: truncated", ErrCorrupt)
+		return nil
+	}
+	out := d.b[:n]
+	d.b = d.b[n:]
+	return out
+}
+
+func (d *decoder) u8() byte {
+	if b := d.take(1); b != nil {
+		return b[0]
+	}
+	return 0
+}
+
+func (d *decoder) u16() uint16 {
+	if b := d.take(2); b != nil {
+		return binary.LittleEndian.Uint16(b)
+	}
+	return 0
+}
+
+func (d *decoder) u32() uint32 {
+	if b := d.take(4); b != nil {
+		return binary.LittleEndian.Uint32(b)
+	}
+	return 0
+}
+
+func (d *decoder) u64() uint64 {
+	if b := d.take(8); b != nil {
+		return binary.LittleEndian.Uint64(b)
+	}
+	return 0
+}
+
+func corrupt(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrCorrupt}, args...)...)
+}
+
+// Unmarshal restores an index from [Marshal]'s bytes: an [*Exact], an
+// [*HNSW], or an [*Auto] when the bytes came from one. It checks every
+// count, id and value before using it and never panics on bad input; it
+// returns an error wrapping [ErrCorrupt] instead.
+func Unmarshal(b []byte) (Index, error) {
+	d := &decoder{b: b}
+	h, err := readHeader(d)
+	if err != nil {
+		return nil, err
+	}
+	st, keys, err := readRows(d, h)
+	if err != nil {
+		return nil, err
+	}
+	var idx Index
+	switch h.kind {
+	case kindExact:
+		idx = restoreExact(h, st, keys)
+	case kindHNSW:
+		if idx, err = readGraph(d, h, st, keys); err != nil {
+			return nil, err
+		}
+	}
+	if len(d.b) != 0 {
+		return nil, corrupt("%d trailing bytes", len(d.b))
+	}
+	if h.flags&flagAuto == 0 {
+		return idx, nil
+	}
+	a := &Auto{dim: h.dim, opts: h.opts}
+	if e, ok := idx.(*Exact); ok {
+		a.exact = e
+		a.maybeBuild()
+	} else {
+		a.hnsw = idx.(*HNSW)
+	}
+	return a, nil
+}
+
+func readHeader(d *decoder) (header, error) {
+	if string(d.take(4)) != magic {
+		return header{}, corrupt("bad magic")
+	}
+	if v := d.u8(); v != formatV1 {
+		return header{}, corrupt("unknown version %d", v)
+	}
+	var h header
+	h.kind, h.storage, h.flags = d.u8(), d.u8(), d.u8()
+	h.dim = int(d.u32())
+	h.opts.HNSWThreshold = int(int32(d.u32()))
+	h.opts.M = int(d.u16())
+	reserved := d.u16()
+	h.opts.EfConstruction = int(d.u32())
+	h.opts.EfSearch = int(d.u32())
+	h.opts.Seed = d.u64()
+	h.rng = d.u64()
+	h.n = int(d.u32())
+	h.opts.Storage = Storage(h.storage)
+	switch {
+	case d.err != nil:
+		return h, d.err
+	case h.kind != kindExact && h.kind != kindHNSW:
+		return h, corrupt("unknown kind %d", h.kind)
+	case h.opts.Storage != Int8 && h.opts.Storage != F32:
+		return h, corrupt("unknown storage %d", h.storage)
+	case h.flags&^flagAuto != 0 || reserved != 0:
+		return h, corrupt("unknown flags")
+	case h.dim < 1 || h.dim > maxDim:
+		return h, corrupt("dim %d out of range", h.dim)
+	case h.opts.M < 2 || h.opts.M > maxM:
+		return h, corrupt("M %d out of range", h.opts.M)
+	case h.opts.EfConstruction < 1 || h.opts.EfConstruction > maxEf || h.opts.EfSearch > maxEf:
+		return h, corrupt("ef out of range")
+	case h.opts.Seed == 0:
+		return h, corrupt("zero seed")
+	}
+	if h.opts.HNSWThreshold <= 0 {
+		h.opts.HNSWThreshold = -1
+	}
+	return h, nil
+}
+
+// readRows reads the keys and vectors into a store, after checking that
+// the bytes are there, so a forged count cannot force a huge allocation.
+func readRows(d *decoder, h header) (store, []uint64, error) {
+	n, dim := uint64(h.n), uint64(h.dim)
+	per := 8 + dim*4
+	if h.opts.Storage == Int8 {
+		per = 8 + 4 + dim
+	}
+	if n*per > uint64(len(d.b)) {
+		return store{}, nil, corrupt("%d vectors do not fit in %d bytes", n, len(d.b))
+	}
+	keys := make([]uint64, h.n)
+	seen := make(map[uint64]struct{}, h.n)
+	for i := range keys {
+		keys[i] = d.u64()
+		if _, dup := seen[keys[i]]; dup {
+			return store{}, nil, corrupt("duplicate key %d", keys[i])
+		}
+		seen[keys[i]] = struct{}{}
+	}
+	st := newStore(h.dim, h.opts.Storage)
+	st.grow(h.n)
+	if h.opts.Storage == Int8 {
+		for i := range st.scales {
+			s := math.Float32frombits(d.u32())
+			if !(s >= 0) || math.IsInf(float64(s), 0) {
+				return store{}, nil, corrupt("bad scale of vector %d", i)
+			}
+			st.scales[i] = s
+		}
+		for i, x := range d.take(n * dim) {
+			st.i8[i] = int8(x)
+		}
+		return st, keys, d.err
+	}
+	for i := range st.f32 {
+		x := math.Float32frombits(d.u32())
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return store{}, nil, corrupt("non-finite value in vector %d", i/h.dim)
+		}
+		st.f32[i] = x
+	}
+	return st, keys, d.err
+}
+
+func restoreExact(h header, st store, keys []uint64) *Exact {
+	e := &Exact{st: st, keys: keys, alive: make([]bool, len(keys)), rowOf: make(map[uint64]int, len(keys)), opts: h.opts}
+	for r, k := range keys {
+		e.alive[r] = true
+		e.rowOf[k] = r
+	}
+	return e
+}
+
+func readGraph(d *decoder, h header, st store, keys []uint64) (*HNSW, error) {
+	g := &HNSW{st: st, opts: h.opts, keys: keys, nodeOf: make(map[uint64]uint32, h.n), rng: h.rng}
+	g.setM(h.opts.M)
+	entry := d.u32()
+	levels := d.take(uint64(h.n))
+	if d.err != nil {
+		return nil, d.err
+	}
+	if (h.n == 0) != (entry == noEntry) || (h.n > 0 && entry >= uint32(h.n)) {
+		return nil, corrupt("bad entry point %d", entry)
+	}
+	g.levels = make([]int8, h.n)
+	g.upper = make([][]uint32, h.n)
+	g.l0 = make([]uint32, h.n*(g.m0+1))
+	g.maxLevel = -1
+	for i, l := range levels {
+		if l > maxLevelCap {
+			return nil, corrupt("level %d of node %d", l, i)
+		}
+		g.levels[i] = int8(l)
+		g.maxLevel = max(g.maxLevel, int(l))
+		if l > 0 {
+			g.upper[i] = make([]uint32, int(l)*(g.m+1))
+		}
+	}
+	if h.n > 0 {
+		if int(g.levels[entry]) != g.maxLevel {
+			return nil, corrupt("entry point is not on the top layer")
+		}
+		g.entry = entry
+	}
+	if err := g.readLinks(d); err != nil {
+		return nil, err
+	}
+	for i, k := range keys {
+		g.nodeOf[k] = uint32(i)
+	}
+	return g, nil
+}
+
+// readLinks reads every node's link lists, checking each count against the
+// layer's limit and each id against the nodes that exist on that layer.
+func (g *HNSW) readLinks(d *decoder) error {
+	n := uint32(len(g.levels))
+	// mark[x] == stamp means x is already in the list being read.
+	mark := make([]uint32, n)
+	stamp := uint32(0)
+	for i := range g.levels {
+		id := uint32(i)
+		for l := 0; l <= int(g.levels[i]); l++ {
+			count := int(d.u16())
+			if count > g.maxLinks(l) {
+				return corrupt("node %d has %d links on layer %d", i, count, l)
+			}
+			raw := d.take(uint64(count) * 4)
+			if d.err != nil {
+				return d.err
+			}
+			b := g.linkBlock(id, l)
+			b[0] = uint32(count)
+			stamp++
+			for j := range count {
+				nb := binary.LittleEndian.Uint32(raw[4*j:])
+				if nb >= n || nb == id || int(g.levels[nb]) < l {
+					return corrupt("node %d links to %d on layer %d", i, nb, l)
+				}
+				if mark[nb] == stamp {
+					return corrupt("node %d links twice to %d", i, nb)
+				}
+				mark[nb] = stamp
+				b[1+j] = nb
+			}
+		}
+	}
+	return nil
+}
