@@ -1,0 +1,328 @@
+package rank
+
+import (
+	"math"
+	"slices"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+const eps = 1e-9
+
+func near(a, b float64) bool { return math.Abs(a-b) < eps }
+
+func TestPVec(t *testing.T) {
+	for _, tc := range []struct{ cos, want float64 }{
+		{-1, 0},
+		{0, 0},
+		{0.25, 0},
+		{0.40, 0.25},
+		{0.55, 0.5},
+		{0.70, 0.75},
+		{0.778, 0.88},
+		{0.85, 0.88},
+		{1, 0.88},
+		{math.NaN(), 0},
+	} {
+		if got := PVec(tc.cos); !near(got, tc.want) {
+			t.Errorf("PVec(%v) = %v, want %v", tc.cos, got, tc.want)
+		}
+	}
+}
+
+func TestTermInfo(t *testing.T) {
+	for _, tc := range []struct {
+		n, df int
+		want  float64
+	}{
+		{0, 0, 0},
+		{100, 0, math.Log(100)},
+		{100, 9, math.Log(10)},
+		{100, 98, MinTermInfo}, // ln(100/99) = 0.01005 is just above the floor
+		{100, 99, MinTermInfo},
+		{100, 100, MinTermInfo}, // ln(100/101) < 0: floored
+		{1, 1, MinTermInfo},
+		{20000, 1, math.Log(10000)},
+	} {
+		if got := TermInfo(tc.n, tc.df); math.Abs(got-tc.want) > 1e-3 {
+			t.Errorf("TermInfo(%d, %d) = %v, want %v", tc.n, tc.df, got, tc.want)
+		}
+	}
+}
+
+func TestInformativeDF(t *testing.T) {
+	for _, tc := range []struct{ n, want int }{
+		{0, 1}, {5, 1}, {10, 1}, {19, 1}, {20, 2}, {48, 4}, {99, 9}, {20000, 2000},
+	} {
+		if got := InformativeDF(tc.n); got != tc.want {
+			t.Errorf("InformativeDF(%d) = %d, want %d", tc.n, got, tc.want)
+		}
+	}
+}
+
+func TestPLex(t *testing.T) {
+	for _, tc := range []struct{ matched, total, want float64 }{
+		{1, 2, 0.5},
+		{2, 2, LiteralCap},
+		{3, 2, LiteralCap},
+		{0, 2, 0},
+		{1, 0, 0},
+		{-1, 2, 0},
+	} {
+		if got := PLex(tc.matched, tc.total); !near(got, tc.want) {
+			t.Errorf("PLex(%v, %v) = %v, want %v", tc.matched, tc.total, got, tc.want)
+		}
+	}
+}
+
+func TestChannelTerms(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"VecTerm(0)", VecTerm(0), 0},
+		{"VecTerm(0.5)", VecTerm(0.5), 0.75 * math.Ln2},
+		{"VecTerm(cap)", VecTerm(SemanticCap), -0.75 * math.Log(0.12)},
+		{"LexTerm(0)", LexTerm(0), 0},
+		{"LexTerm(cap)", LexTerm(LiteralCap), 0.25 * math.Log(1000)},
+		{"Residue(0,0)", Residue(0, 0), 0},
+		{"Residue(1,0)", Residue(1, 0), 0.1 * 20 / 21},
+		{"Residue(0,1)", Residue(0, 1), 0.1 * 20 / 21},
+		{"Residue(1,1)", Residue(1, 1), 0.2 * 20 / 21},
+		{"Residue(20,0)", Residue(20, 0), 0.05},
+		{"Residue(3,7)", Residue(3, 7), 2 * (1.0/23 + 1.0/27)},
+	} {
+		if !near(tc.got, tc.want) {
+			t.Errorf("%s = %v, want %v", tc.name, tc.got, tc.want)
+		}
+	}
+}
+
+func TestAged(t *testing.T) {
+	for _, tc := range []struct{ s, q, want float64 }{
+		{1, 0, 1},
+		{0, 0.7, 0},
+		{1, 0.5, math.Log(1 + 0.5*(math.E-1))},
+		{1, 1, math.Log(1 + 0.25*(math.E-1))},
+		{2, 0.25, math.Log(1 + math.Pow(2, -0.5)*(math.Exp(2)-1))},
+	} {
+		if got := Aged(tc.s, tc.q); !near(got, tc.want) {
+			t.Errorf("Aged(%v, %v) = %v, want %v", tc.s, tc.q, got, tc.want)
+		}
+	}
+}
+
+func TestEvidence(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		s    Signals
+		want float64
+	}{
+		{"nothing", Signals{}, 0},
+		{"ranks without evidence", Signals{RankVec: 1, RankLex: 1}, 0},
+		{"semantic only", Signals{PVec: 0.5, RankVec: 1},
+			0.75*math.Ln2 + 0.1*20/21},
+		{"literal only", Signals{PLex: 0.5, RankLex: 2},
+			0.25*math.Ln2 + 0.1*20/22},
+		{"rank of an empty channel ignored", Signals{PLex: 0.5, RankLex: 2, RankVec: 1},
+			0.25*math.Ln2 + 0.1*20/22},
+		{"both, aged", Signals{PVec: 0.5, PLex: 0.5, RankVec: 1, RankLex: 1, Share: 0.5},
+			math.Log(1+0.5*(math.Exp(0.75*math.Ln2)-1)) + 0.25*math.Ln2 + 0.2*20/21},
+	} {
+		if got := Evidence(tc.s); !near(got, tc.want) {
+			t.Errorf("%s: Evidence = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	s := Signals{PVec: 0.6, PLex: 0.3, RankVec: 2, RankLex: 1, Share: 0.9}
+	if got, want := Unaged(s), VecTerm(0.6)+LexTerm(0.3)+Residue(2, 1); !near(got, want) {
+		t.Errorf("Unaged = %v, want %v", got, want)
+	}
+	if Evidence(s) >= Unaged(s) {
+		t.Errorf("aging did not lower the evidence of an old record")
+	}
+}
+
+func TestPriors(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"importance 0.5", ImportancePrior(0.5), 0},
+		{"importance 1", ImportancePrior(1), 0.15},
+		{"importance 0", ImportancePrior(0), -0.15},
+		{"importance clamped", ImportancePrior(7), 0.15},
+		{"fact", OpinionPrior(false, 0), 0},
+		{"fresh opinion", OpinionPrior(true, 0), 0.30},
+		{"30-day opinion", OpinionPrior(true, 30), 0.15},
+		{"90-day opinion", OpinionPrior(true, 90), 0.0375},
+		{"future affirmation", OpinionPrior(true, -5), 0.30},
+		{"final", Final(2, 0.15, 0.3), 2.9},
+		{"final neutral", Final(1.3, 0, 0), 1.3},
+		{"final of nothing", Final(0, 0.15, 0.3), 0},
+	} {
+		if !near(tc.got, tc.want) {
+			t.Errorf("%s = %v, want %v", tc.name, tc.got, tc.want)
+		}
+	}
+}
+
+func TestFloor(t *testing.T) {
+	// The semantic floor reproduces the original's 0.7 to within 0.01.
+	if got := Floor(true); math.Abs(got-0.694) > 0.001 {
+		t.Errorf("Floor(semantic) = %v, want 0.694", got)
+	}
+	if got := Floor(false); math.Abs(got-0.295) > 0.001 {
+		t.Errorf("Floor(literal) = %v, want 0.295", got)
+	}
+	// What the floor means: one channel alone at rank 1 with p = 0.55.
+	if got := Unaged(Signals{PVec: FloorProbability, RankVec: 1}); !near(got, Floor(true)) {
+		t.Errorf("semantic p=0.55 at rank 1 scores %v, floor %v", got, Floor(true))
+	}
+	if got := Unaged(Signals{PLex: FloorProbability, RankLex: 1}); !near(got, Floor(false)) {
+		t.Errorf("literal p=0.55 at rank 1 scores %v, floor %v", got, Floor(false))
+	}
+}
+
+func TestCut(t *testing.T) {
+	c := []Scored{
+		{Final: 1.0, Unaged: 2.0}, // 0
+		{Final: 1.5, Unaged: 1.1}, // 1
+		{Final: 0.9, Unaged: 0.9}, // 2: below half the best
+		{Final: 3.0, Unaged: 0.5}, // 3: below the floor, whatever its final
+		{Final: 0, Unaged: 0},     // 4: no evidence
+	}
+	for _, tc := range []struct {
+		name  string
+		topK  int
+		floor float64
+		want  []int
+	}{
+		{"relevance cut", 0, 0.7, []int{1, 0}},
+		{"relative cut binds", 0, 0.1, []int{1, 0}},
+		{"floor binds", 0, 1.5, []int{0}},
+		{"nothing clears", 0, 5, []int{}},
+		{"top 3 by final", 3, 0.7, []int{3, 1, 0}},
+		{"top 10: only those with evidence", 10, 0.7, []int{3, 1, 0, 2}},
+	} {
+		if got := Cut(c, tc.topK, tc.floor); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: Cut = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	many := make([]Scored, 250)
+	for i := range many {
+		many[i] = Scored{Final: 1 + float64(i)/1000, Unaged: 1}
+	}
+	got := Cut(many, 0, 0.7)
+	if len(got) != MaxResults || got[0] != 249 {
+		t.Errorf("relevance cut returned %d results starting at %d, want %d starting at 249", len(got), got[0], MaxResults)
+	}
+	if got := Cut(many, 150, 0.7); len(got) != 150 {
+		t.Errorf("top_k 150 returned %d", len(got))
+	}
+}
+
+// A literal match on a term unique to one memory outranks ten paraphrases,
+// whatever their cosines (up to 1) and whatever the unique memory's own
+// cosine or age. The query is the unique term plus terms every memory
+// holds.
+func TestPropertyUniqueLiteralOutranksParaphrases(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(11, 100000).Draw(t, "records")
+		common := rapid.IntRange(0, 6).Draw(t, "common terms")
+		uniqueInfo := TermInfo(n, 1)
+		commonInfo := float64(common) * TermInfo(n, n)
+		total := uniqueInfo + commonInfo
+		unique := Signals{
+			PVec:    PVec(rapid.Float64Range(-1, 1).Draw(t, "unique cos")),
+			PLex:    PLex(total, total),
+			RankLex: 1,
+			Share:   rapid.Float64Range(0, 1).Draw(t, "unique share"),
+		}
+		if unique.PVec > 0 {
+			unique.RankVec = 11
+		}
+		cosines := make([]float64, 10)
+		for i := range cosines {
+			cosines[i] = rapid.Float64Range(-1, 1).Draw(t, "paraphrase cos")
+		}
+		slices.Sort(cosines)
+		slices.Reverse(cosines)
+		for i, cos := range cosines {
+			p := Signals{PVec: PVec(cos), RankVec: i + 1, PLex: PLex(commonInfo, total), RankLex: i + 2}
+			if Evidence(p) >= Evidence(unique) || Unaged(p) >= Unaged(unique) {
+				t.Fatalf("paraphrase %d (cos %.3f) scores %.4f/%.4f ≥ unique literal %.4f/%.4f",
+					i, cos, Evidence(p), Unaged(p), Evidence(unique), Unaged(unique))
+			}
+		}
+	})
+}
+
+// A prior never surfaces a memory that matched nothing: with no evidence
+// the final score is 0 and no cut returns it, whatever its importance,
+// opinion recency, age or channel ranks.
+func TestPropertyPriorNeverSurfacesNothing(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := Signals{
+			PVec:    PVec(rapid.Float64Range(-1, 0.25).Draw(t, "cos")),
+			RankVec: rapid.IntRange(0, 300).Draw(t, "rank vec"),
+			RankLex: rapid.IntRange(0, 300).Draw(t, "rank lex"),
+			Share:   rapid.Float64Range(0, 1).Draw(t, "share"),
+		}
+		imp := ImportancePrior(rapid.Float64Range(0, 1).Draw(t, "importance"))
+		op := OpinionPrior(rapid.Bool().Draw(t, "opinion"), rapid.Float64Range(-10, 400).Draw(t, "days"))
+		final := Final(Evidence(s), imp, op)
+		if final != 0 {
+			t.Fatalf("a memory with no evidence scored %v", final)
+		}
+		others := []Scored{{Final: final, Unaged: Unaged(s)}, {Final: 0.2, Unaged: 0.2}}
+		for _, k := range []int{0, 1, 2, 5} {
+			if slices.Contains(Cut(others, k, 0.01), 0) {
+				t.Fatalf("cut with top_k %d returned a memory that matched nothing", k)
+			}
+		}
+	})
+}
+
+// The semantic cap keeps any cosine's term below a conclusive literal
+// match's, also with the best semantic rank against the worst literal one.
+func TestPropertySemanticCapBelowConclusiveLiteral(t *testing.T) {
+	conclusive := LexTerm(PLex(1, 1))
+	rapid.Check(t, func(t *rapid.T) {
+		cos := rapid.Float64Range(-1, 1).Draw(t, "cos")
+		if v := VecTerm(PVec(cos)); v >= conclusive {
+			t.Fatalf("cos %v gives semantic evidence %v ≥ conclusive literal %v", cos, v, conclusive)
+		}
+		rankLex := rapid.IntRange(1, 1000).Draw(t, "literal rank")
+		vecOnly := Evidence(Signals{PVec: PVec(cos), RankVec: 1})
+		litOnly := Evidence(Signals{PLex: LiteralCap, RankLex: rankLex})
+		if rankLex == 1 && vecOnly >= litOnly {
+			t.Fatalf("cos %v at rank 1 (%v) ties or beats a conclusive literal match at rank 1 (%v)", cos, vecOnly, litOnly)
+		}
+	})
+}
+
+// Aging moves only the semantic channel: for equal signals a newer record
+// (smaller share) never scores lower, and a literal-only record does not
+// age at all.
+func TestPropertyAgingSemanticOnly(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := Signals{
+			PVec:    PVec(rapid.Float64Range(-1, 1).Draw(t, "cos")),
+			PLex:    rapid.Float64Range(0, LiteralCap).Draw(t, "plex"),
+			RankVec: rapid.IntRange(1, 300).Draw(t, "rank vec"),
+			RankLex: rapid.IntRange(1, 300).Draw(t, "rank lex"),
+		}
+		q1 := rapid.Float64Range(0, 1).Draw(t, "q1")
+		q2 := rapid.Float64Range(q1, 1).Draw(t, "q2")
+		newer, older := s, s
+		newer.Share, older.Share = q1, q2
+		if Evidence(newer) < Evidence(older)-eps {
+			t.Fatalf("newer record (q=%v) scores %v < older (q=%v) %v", q1, Evidence(newer), q2, Evidence(older))
+		}
+		lit := Signals{PLex: s.PLex, RankLex: s.RankLex, Share: q2}
+		if !near(Evidence(lit), Unaged(lit)) {
+			t.Fatalf("a literal-only record aged: %v vs %v", Evidence(lit), Unaged(lit))
+		}
+	})
+}
