@@ -116,6 +116,8 @@ func auditID(seq uint64) vaultfmt.ID {
 	return id
 }
 
+func isAuditID(id vaultfmt.ID) bool { return string(id[:8]) == "\xffaudit\x00\x00" }
+
 // auditChain is the chain as replayed.
 type auditChain struct {
 	entries map[uint64]*AuditEntry

@@ -67,6 +67,10 @@ type Config struct {
 	// none is given; unlisted callers use their own name ("user" uses
 	// "main").
 	DefaultNamespaces map[string]string `json:"default_namespaces,omitempty"`
+	// KeyfilePath is where the keyfile of a vault with two-factor unlock
+	// was last used, so unlocking finds it without --keyfile. It names a
+	// file; it is not the secret.
+	KeyfilePath string `json:"keyfile_path,omitempty"`
 }
 
 // ConfigPath is where the config of the vault at vaultPath lives.

@@ -8,7 +8,7 @@ import (
 // Sentinel errors; callers (the CLI, the MCP server) test them with errors.Is
 // and turn them into a message or an exit status.
 var (
-	ErrNotFound  = errors.New("no memory with that id")
+	ErrNotFound  = errors.New("not found")
 	ErrAmbiguous = errors.New("that id prefix matches more than one memory")
 	ErrInvalid   = errors.New("invalid input")
 	ErrDenied    = errors.New("permission denied")

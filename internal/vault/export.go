@@ -12,11 +12,15 @@ import (
 	"github.com/compartment/compartment/vaultfmt"
 )
 
-// exportLine is one JSONL line: a memory (type "memory", the default) or a
-// relation (type "relation").
-type exportLine struct {
-	Type string `json:"type"`
+// memoryLine and relationLine are the JSONL lines of an export: every field
+// of the memory or relation, and its type.
+type memoryLine struct {
+	Type string `json:"type"` // "memory"
 	*Record
+}
+
+type relationLine struct {
+	Type string `json:"type"` // "relation"
 	*Relation
 }
 
@@ -40,14 +44,14 @@ func (v *Vault) Export(w io.Writer) (int, error) {
 	sort.Slice(recs, func(i, j int) bool { return recs[i].Seq < recs[j].Seq })
 	n := 0
 	for _, r := range recs {
-		if err := enc.Encode(exportLine{Type: "memory", Record: r}); err != nil {
+		if err := enc.Encode(memoryLine{"memory", r}); err != nil {
 			return n, fmt.Errorf("export: %w", err)
 		}
 		n++
 	}
 	rels := v.relationsSorted()
 	for _, rel := range rels {
-		if err := enc.Encode(exportLine{Type: "relation", Relation: rel}); err != nil {
+		if err := enc.Encode(relationLine{"relation", rel}); err != nil {
 			return n, fmt.Errorf("export: %w", err)
 		}
 		n++
@@ -165,14 +169,10 @@ func (v *Vault) importBatch(lines []importLine, lineNos []int, defaultSource str
 	}
 	today := v.today()
 	var recs []*Record
-	var rels []*Relation
+	var relLines []int
 	for i, l := range lines {
 		if l.Type == "relation" {
-			rel, err := v.importRelation(l)
-			if err != nil {
-				return fmt.Errorf("import line %d: %w", lineNos[i], err)
-			}
-			rels = append(rels, rel)
+			relLines = append(relLines, i)
 			continue
 		}
 		r, err := v.importRecord(l, defaultSource, today)
@@ -185,7 +185,7 @@ func (v *Vault) importBatch(lines []importLine, lineNos []int, defaultSource str
 	if err := v.embedRecords(recs); err != nil {
 		return err
 	}
-	return v.update(func() ([]vaultfmt.Change, error) {
+	err := v.update(func() ([]vaultfmt.Change, error) {
 		b := v.newBatch()
 		for _, r := range recs {
 			b.seq++
@@ -193,11 +193,27 @@ func (v *Vault) importBatch(lines []importLine, lineNos []int, defaultSource str
 			b.putRecord(r, "import")
 			res.Stored++
 		}
+		return b.changes, nil
+	})
+	if err != nil || len(relLines) == 0 {
+		return err
+	}
+	// Relations go second: their src may be a memory of this very batch.
+	var rels []*Relation
+	for _, i := range relLines {
+		rel, err := v.importRelation(lines[i])
+		if err != nil {
+			return fmt.Errorf("import line %d: %w", lineNos[i], err)
+		}
+		if _, ok := v.st.relations[rel.ID]; ok {
+			res.Skipped++
+			continue
+		}
+		rels = append(rels, rel)
+	}
+	return v.update(func() ([]vaultfmt.Change, error) {
+		b := v.newBatch()
 		for _, rel := range rels {
-			if _, ok := v.st.relations[rel.ID]; ok {
-				res.Skipped++
-				continue
-			}
 			b.putRelation(rel)
 			res.Relations++
 		}

@@ -3,6 +3,7 @@ package vault
 import (
 	"sort"
 	"strings"
+	"unicode"
 )
 
 // index holds the live records in the shapes search needs.
@@ -56,8 +57,14 @@ func (ix *index) sameText(text, namespace string) []*Record {
 	return out
 }
 
+// normalizeClaim folds case, spacing and punctuation at word edges, so
+// "The port is 5433." and "the port is  5433" compare equal.
 func normalizeClaim(s string) string {
-	return strings.Join(strings.Fields(strings.ToLower(s)), " ")
+	words := strings.Fields(strings.ToLower(s))
+	for i, w := range words {
+		words[i] = strings.TrimFunc(w, unicode.IsPunct)
+	}
+	return strings.Join(words, " ")
 }
 
 // bestCos is a record's score against vec: its best window.

@@ -40,6 +40,44 @@ func (v *Vault) Rekey(newPass, keyfile []byte, kdf vaultfmt.KDFParams) error {
 	return nil
 }
 
+// EnableKeyfile adds the keyfile factor: every key slot is rewritten at
+// once as passphrase+keyfile for pass, keeping the slots' Argon2id
+// parameters. The caller must have opened v with pass itself (a session
+// key proves nothing about the passphrase): the slots get whatever pass is.
+func (v *Vault) EnableKeyfile(pass, keyfile []byte) error {
+	if len(keyfile) == 0 {
+		return invalidf("two-factor unlock needs keyfile contents")
+	}
+	return v.setSlots(pass, keyfile)
+}
+
+// DisableKeyfile removes the keyfile factor: every key slot is rewritten
+// at once for pass alone. The caller must have opened v with pass and the
+// keyfile.
+func (v *Vault) DisableKeyfile(pass []byte) error { return v.setSlots(pass, nil) }
+
+// setSlots rewrites all key slots for pass (and keyfile, when given) with
+// the current slot's KDF parameters.
+func (v *Vault) setSlots(pass, keyfile []byte) error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.file == nil {
+		return ErrLocked
+	}
+	kdf := vaultfmt.DefaultKDF
+	if slots := v.file.Header().Slots; len(slots) > 0 {
+		kdf = slots[0].KDF
+	}
+	slot := vaultfmt.SlotSpec{Kind: vaultfmt.SlotPassphrase, Passphrase: pass, KDF: kdf}
+	if len(keyfile) > 0 {
+		slot.Kind, slot.Keyfile = vaultfmt.SlotPassphraseKeyfile, keyfile
+	}
+	if err := v.file.Rekey([]vaultfmt.SlotSpec{slot}); err != nil {
+		return fmt.Errorf("rewrite key slots of %s: %w (nothing changed)", v.path, err)
+	}
+	return nil
+}
+
 // Flush compacts the file: the journal is folded into the payload.
 func (v *Vault) Flush() error {
 	v.mu.Lock()

@@ -71,7 +71,7 @@ func (v *Vault) newRelation(req LinkRequest) (*Relation, error) {
 	if rel.Src != "" {
 		r, err := v.lookup(rel.Src)
 		if err != nil {
-			return nil, fmt.Errorf("src %s: %w", rel.Src, err)
+			return nil, fmt.Errorf("src: %w", err)
 		}
 		rel.Src = r.ID
 		if rel.Namespace == "" {

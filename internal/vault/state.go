@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"encoding/binary"
 	"fmt"
 
 	"github.com/compartment/compartment/vaultfmt"
@@ -86,4 +87,7 @@ func (s *state) remove(id string) {
 		delete(s.records, id)
 	}
 	delete(s.relations, id)
+	if raw, ok := parseID(id); ok && isAuditID(raw) {
+		delete(s.audit.entries, binary.BigEndian.Uint64(raw[8:]))
+	}
 }

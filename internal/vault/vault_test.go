@@ -361,6 +361,7 @@ func TestGrants(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Grants = map[string]map[string]Access{
 		"*":       {"*": AccessRW, "secret": AccessNone},
+		"user":    {"*": AccessRW, "secret": AccessRW},
 		"scratch": {"*": AccessRO, "scratch": AccessRW},
 		"intern":  {"work/*": AccessRO, "work/intern": AccessRW},
 	}
@@ -369,10 +370,13 @@ func TestGrants(t *testing.T) {
 	}
 	user := h.open("user")
 	secret := h.store(user, StoreRequest{Text: "only the owner", Namespace: "secret"})
-	if !errors.Is(firstErr(user.Store(StoreRequest{Text: "x", Source: "s", Namespace: "secret"})), ErrDenied) {
-		t.Error("user wrote into a namespace its grant says none")
+	other := h.open("other")
+	if !errors.Is(firstErr(other.Store(StoreRequest{Text: "x", Source: "s", Namespace: "secret"})), ErrDenied) {
+		t.Error("a caller wrote into a namespace its grant says none")
 	}
-	_ = secret
+	if _, err := other.Get(secret.ID); !errors.Is(err, ErrNotFound) {
+		t.Errorf("a caller read a namespace its grant says none: %v", err)
+	}
 	work := h.store(user, StoreRequest{Text: "a work fact", Namespace: "work/team"})
 
 	scratch := h.open("scratch")
