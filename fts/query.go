@@ -17,8 +17,8 @@ const (
 	// ignored (cut at a rune boundary).
 	MaxQueryBytes = 32 << 10
 	// MaxQueryTerms is how many distinct query terms are matched against
-	// the postings: the most informative ones (lowest document frequency,
-	// then first in the query). Every distinct term still counts in the
+	// the postings: the rarest terms the vocabulary holds (then those it
+	// lacks, then first in the query). Every distinct term still counts in the
 	// query's total information, so a record can account for at most the
 	// share of a very long query that these terms carry.
 	MaxQueryTerms = 64
@@ -311,7 +311,15 @@ func (x *Index) queryTerms(query string) []QueryTerm {
 	})
 	if len(terms) > MaxQueryTerms {
 		byDF := slices.Clone(terms)
-		slices.SortStableFunc(byDF, func(a, b QueryTerm) int { return a.DF - b.DF })
+		// Terms the vocabulary holds first, rarest first: a term it lacks
+		// can only match through a fuzzy expansion, and those are capped.
+		rarity := func(t QueryTerm) int {
+			if t.DF == 0 {
+				return math.MaxInt
+			}
+			return t.DF
+		}
+		slices.SortStableFunc(byDF, func(a, b QueryTerm) int { return cmp.Compare(rarity(a), rarity(b)) })
 		keep := map[string]bool{}
 		for _, t := range byDF[:MaxQueryTerms] {
 			keep[t.Text] = true

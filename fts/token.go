@@ -31,6 +31,10 @@ const (
 
 var folder = cases.Fold()
 
+// asciiFastPath selects [tokenizer.asciiRun] for ASCII runs. Tests switch
+// it off to check the fast path against uniseg on the same text.
+var asciiFastPath = true
+
 // Tokens returns the terms [Index] stores for text, in order of first
 // appearance, each once. It is the same function for documents and
 // queries, so what a user types is cut exactly like what was stored.
@@ -93,7 +97,7 @@ func tokenize(text string, emit emitFunc) {
 			i += size
 		}
 		t.run, t.words = text[:i], 0
-		if ascii {
+		if ascii && asciiFastPath {
 			t.asciiRun()
 		} else {
 			t.unicodeRun()

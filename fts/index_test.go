@@ -1,0 +1,331 @@
+package fts
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/compartment/compartment/rank"
+	"pgregory.net/rapid"
+)
+
+func docs(x *Index, r *Result) []uint32 {
+	var out []uint32
+	for _, h := range r.Top(r.Len()) {
+		out = append(out, h.Doc)
+	}
+	return out
+}
+
+func newIndex(texts map[uint32]string) *Index {
+	x := New()
+	for d, t := range texts {
+		x.Add(d, t)
+	}
+	return x
+}
+
+// filler adds n records that share no words with the tests' queries.
+func filler(x *Index, from uint32, n int) {
+	for i := range n {
+		x.Add(from+uint32(i), fmt.Sprintf("unrelated filler record number %d about gardening", i))
+	}
+}
+
+func TestAndBeforeOr(t *testing.T) {
+	x := newIndex(map[uint32]string{
+		1: "the deploy key lives in the vault",
+		2: "the deploy script runs nightly",
+		3: "a key for the shed",
+	})
+	filler(x, 100, 30)
+	r := x.Search("deploy key")
+	if r.Mode != ModeAND || !slices.Equal(docs(x, r), []uint32{1}) {
+		t.Fatalf("AND: mode %v docs %v, want and [1]", r.Mode, docs(x, r))
+	}
+	if h := r.Top(1)[0]; h.PLex != rank.LiteralCap {
+		t.Errorf("an AND hit holding every term has p_lex %v, want the cap", h.PLex)
+	}
+	r = x.Search("deploy shed")
+	if r.Mode != ModeOR {
+		t.Fatalf("no record holds both: mode %v, want or", r.Mode)
+	}
+	got := docs(x, r)
+	slices.Sort(got)
+	if !slices.Equal(got, []uint32{1, 2, 3}) {
+		t.Fatalf("OR docs %v, want [1 2 3]", got)
+	}
+}
+
+// The OR fallback drops terms held by more than 10% of the records, a
+// threshold measured from the index: the same word is informative in one
+// index and not in another.
+func TestOrUsesOnlyInformativeTerms(t *testing.T) {
+	x := New()
+	for i := range 20 {
+		x.Add(uint32(i), fmt.Sprintf("weekly report number %d", i)) // "report" in every record
+	}
+	x.Add(100, "the zeppelin report")
+	r := x.Search("report zeppelin airship")
+	if r.Mode != ModeOR || !slices.Equal(docs(x, r), []uint32{100}) {
+		t.Fatalf("mode %v docs %v: want or [100] (report is not informative here)", r.Mode, docs(x, r))
+	}
+	for _, qt := range r.Terms {
+		if qt.Text == "report" && qt.Informative {
+			t.Errorf("report is in 21 of 21 records and was marked informative")
+		}
+	}
+	// In a small index the same word is informative again.
+	y := newIndex(map[uint32]string{1: "the zeppelin report"})
+	filler(y, 10, 20)
+	if r := y.Search("report airship"); !slices.Equal(docs(y, r), []uint32{1}) {
+		t.Fatalf("docs %v, want [1]", docs(y, r))
+	}
+	// A query of only common words returns nothing in OR mode, and no error.
+	if r := x.Search("weekly number airship"); r.Len() != 0 {
+		t.Errorf("common words only: %d hits, want none", r.Len())
+	}
+}
+
+// p_lex is the share of the query's information a record holds:
+// Σ I(t) present / Σ I(t), with I(t) = ln(N/(1+df)).
+func TestPLexFormula(t *testing.T) {
+	x := newIndex(map[uint32]string{1: "alpha beta", 2: "alpha gamma", 3: "delta"})
+	filler(x, 10, 7)
+	n := 10
+	r := x.Search("alpha beta gamma")
+	iAlpha, iBeta := rank.TermInfo(n, 2), rank.TermInfo(n, 1)
+	total := iAlpha + 2*iBeta
+	want := map[uint32]float64{1: (iAlpha + iBeta) / total, 2: (iAlpha + iBeta) / total}
+	for _, h := range r.Top(10) {
+		if math.Abs(h.PLex-want[h.Doc]) > 1e-12 {
+			t.Errorf("doc %d p_lex %v, want %v", h.Doc, h.PLex, want[h.Doc])
+		}
+	}
+	if r.Len() != 2 {
+		t.Errorf("%d hits, want 2", r.Len())
+	}
+}
+
+// Every hit gets its p_lex, not just the first few hundred, and ranks
+// from Find agree with Top.
+func TestEveryHitHasPLex(t *testing.T) {
+	x := New()
+	for i := range 3000 {
+		extra := ""
+		if i%3 == 0 {
+			extra = " quasar"
+		}
+		x.Add(uint32(i), fmt.Sprintf("pulsar observation %d%s", i, extra))
+	}
+	filler(x, 10000, 30000)
+	r := x.Search("pulsar quasar blazar") // no record has blazar: OR
+	if r.Len() != 3000 {
+		t.Fatalf("%d hits, want 3000", r.Len())
+	}
+	top := slices.Clone(r.Top(r.Len()))
+	for i, h := range top {
+		if h.PLex <= 0 {
+			t.Fatalf("hit %d (doc %d) has no p_lex", i, h.Doc)
+		}
+		if hf, rk, ok := r.Find(h.Doc); !ok || rk != i+1 || hf != h {
+			t.Fatalf("Find(%d) = %v rank %d ok %v, want rank %d", h.Doc, hf, rk, ok, i+1)
+		}
+		if i > 0 && compareHits(top[i-1], h) > 0 {
+			t.Fatalf("hits %d and %d out of order", i-1, i)
+		}
+	}
+	if _, _, ok := r.Find(10001); ok {
+		t.Errorf("Find found a record that did not match")
+	}
+}
+
+func TestTopMatchesFullSort(t *testing.T) {
+	x := New()
+	for i := range 500 {
+		x.Add(uint32(i), strings.Repeat("nebula ", 1+i%7)+fmt.Sprintf("comet%d", i%13))
+	}
+	full := slices.Clone(x.Search("nebula comet3").Top(1000))
+	for _, n := range []int{1, 5, 50, 120} {
+		if got := x.Search("nebula comet3").Top(n); !slices.Equal(got, full[:n]) {
+			t.Fatalf("Top(%d) differs from the first %d of a full sort", n, n)
+		}
+	}
+}
+
+func TestFragmentsAndMisspellings(t *testing.T) {
+	x := newIndex(map[uint32]string{
+		1: "fixed the race in commit 9f3c2a1b7d4e5f60718293a4b5c6d7e8f9012345",
+		2: "config lives at /etc/compartment/settings.json",
+		3: "remember to receive the parcel on Monday",
+		4: "the meetings were moved to Thursday",
+	})
+	filler(x, 100, 40)
+	for _, tc := range []struct {
+		query string
+		want  uint32
+		via   string
+	}{
+		{"9f3c2a1b", 1, "9f3c2a1b7d4e5f60718293a4b5c6d7e8f9012345"},
+		{"compartment/settings", 2, "etc/compartment/settings.json"},
+		{"recieve", 3, "receive"},
+		{"meeting", 4, "meetings"},
+	} {
+		r := x.Search(tc.query)
+		top := r.Top(1)
+		if len(top) == 0 || top[0].Doc != tc.want {
+			t.Errorf("%q: top %v, want doc %d", tc.query, top, tc.want)
+			continue
+		}
+		m := r.Explain(top[0])
+		if !slices.ContainsFunc(m, func(m TermMatch) bool { return m.Via == tc.via && m.Weight > 0 }) {
+			t.Errorf("%q: explanation %v does not name %q", tc.query, m, tc.via)
+		}
+	}
+	// A fuzzy match earns less than the word itself.
+	r := x.Search("recieve")
+	if p := r.Top(1)[0].PLex; p >= rank.LiteralCap || p <= 0 {
+		t.Errorf("misspelling p_lex %v, want in (0, cap)", p)
+	}
+}
+
+// A 10,000-character query is handled with a bounded number of terms.
+func TestLongQueryBounded(t *testing.T) {
+	x := New()
+	filler(x, 0, 200)
+	x.Add(999, "the needle 7e1f00d")
+	var b strings.Builder
+	for i := 0; b.Len() < 10000; i++ {
+		fmt.Fprintf(&b, "%s ", letters(i*7919))
+	}
+	b.WriteString("7e1f00d")
+	r := x.Search(b.String())
+	active, fuzzy := 0, 0
+	for _, qt := range r.Terms {
+		if qt.Active {
+			active++
+		}
+		if len(qt.Expansions) > 0 && qt.DF > 0 {
+			fuzzy++
+		}
+	}
+	if active > MaxQueryTerms || len(r.Terms) <= MaxQueryTerms {
+		t.Errorf("%d terms, %d active: want more than %d terms and at most %d active", len(r.Terms), active, MaxQueryTerms, MaxQueryTerms)
+	}
+	if top := r.Top(1); len(top) == 0 || top[0].Doc != 999 {
+		t.Errorf("the one informative, present term did not find its record: %v", top)
+	}
+	huge := strings.Repeat("abcdefgh ", MaxQueryBytes) // 9× the byte cap
+	if r := x.Search(huge); r.Len() != 0 {
+		t.Errorf("junk query found %d records", r.Len())
+	}
+}
+
+// letters spells n in base 26 with a "zq" prefix: junk words no record holds.
+func letters(n int) string {
+	b := []byte("zq")
+	for {
+		b = append(b, byte('a'+n%26))
+		n /= 26
+		if n == 0 {
+			return string(b)
+		}
+	}
+}
+
+func TestEmptyAndTinyIndexes(t *testing.T) {
+	x := New()
+	if r := x.Search("anything"); r.Len() != 0 || r.Mode != ModeNone {
+		t.Fatalf("empty index answered %v", r)
+	}
+	x.Add(7, "the only memory mentions kayaks")
+	r := x.Search("kayaks")
+	if !slices.Equal(docs(x, r), []uint32{7}) || r.Top(1)[0].PLex <= 0 {
+		t.Fatalf("a one-record vault must find its record: %v", r.Top(1))
+	}
+	if r := x.Search("!!! ???"); r.Len() != 0 {
+		t.Errorf("punctuation-only query found %d", r.Len())
+	}
+}
+
+// Document frequencies stay exact through any sequence of adds, replaces
+// and deletes, compared with a model that re-counts from the live texts.
+func TestPropertyDocumentFrequencies(t *testing.T) {
+	words := []string{"alpha", "beta", "gamma", "delta", "foo_bar", "v1.2", "Alpha", "x@y.z"}
+	rapid.Check(t, func(t *rapid.T) {
+		x := New()
+		live := map[uint32]string{}
+		for range rapid.IntRange(1, 60).Draw(t, "ops") {
+			doc := rapid.Uint32Range(0, 15).Draw(t, "doc")
+			if rapid.IntRange(0, 3).Draw(t, "op") == 0 {
+				x.Delete(doc)
+				delete(live, doc)
+				continue
+			}
+			ws := rapid.SliceOfN(rapid.SampledFrom(words), 0, 6).Draw(t, "words")
+			text := strings.Join(ws, " ")
+			x.Add(doc, text)
+			live[doc] = text
+		}
+		if x.Len() != len(live) {
+			t.Fatalf("Len %d, want %d", x.Len(), len(live))
+		}
+		want := map[string]int{}
+		for _, text := range live {
+			for _, tok := range Tokens(text) {
+				want[tok]++
+			}
+		}
+		if x.VocabularySize() != len(want) {
+			t.Fatalf("vocabulary %d terms, want %d", x.VocabularySize(), len(want))
+		}
+		for tok, df := range want {
+			if got := x.DF(tok); got != df {
+				t.Fatalf("df(%q) = %d, want %d", tok, got, df)
+			}
+		}
+		for id, tm := range x.terms {
+			if tm.text != "" && len(tm.slots) == 0 {
+				t.Fatalf("term %d %q kept with no postings", id, tm.text)
+			}
+		}
+	})
+}
+
+func TestReplaceAndDelete(t *testing.T) {
+	x := New()
+	x.Add(1, "orange submarine")
+	x.Add(1, "yellow submarine")
+	if x.DF("orange") != 0 || x.DF("yellow") != 1 || x.DF("submarine") != 1 || x.Len() != 1 {
+		t.Fatalf("replace left df orange=%d yellow=%d submarine=%d len=%d", x.DF("orange"), x.DF("yellow"), x.DF("submarine"), x.Len())
+	}
+	if !x.Delete(1) || x.Delete(1) {
+		t.Fatalf("Delete reported wrongly")
+	}
+	if x.Len() != 0 || x.VocabularySize() != 0 || len(x.grams) != 0 {
+		t.Fatalf("after delete: len %d vocabulary %d trigrams %d", x.Len(), x.VocabularySize(), len(x.grams))
+	}
+	if r := x.Search("submarine"); r.Len() != 0 {
+		t.Fatalf("deleted record still found")
+	}
+}
+
+func TestEditDistance(t *testing.T) {
+	for _, tc := range []struct {
+		a, b  string
+		limit int
+		want  int
+	}{
+		{"receive", "recieve", 2, 1}, // transposition
+		{"kitten", "sitting", 3, 3},
+		{"kitten", "sitting", 1, 2}, // gives up past the limit
+		{"same", "same", 1, 0},
+		{"ab", "abcd", 1, 2},
+	} {
+		if got := editDistance([]rune(tc.a), []rune(tc.b), tc.limit); got != tc.want {
+			t.Errorf("editDistance(%q, %q, %d) = %d, want %d", tc.a, tc.b, tc.limit, got, tc.want)
+		}
+	}
+}
