@@ -481,3 +481,7 @@ func (h *HNSW) each(f func(key uint64, id int)) {
 		}
 	}
 }
+
+// SetEfSearch changes the search candidate-list size (0 means
+// max(64, 4·k)). Like Add, it needs exclusive access.
+func (h *HNSW) SetEfSearch(ef int) { h.opts.EfSearch = max(ef, 0) }
