@@ -41,7 +41,7 @@ func (v *Vault) Compact() error { return v.rewrite(rewrite{}) }
 // overwritten with zeros when no other name links to it (best effort: a
 // copy-on-write filesystem or an SSD may keep old blocks).
 func (v *Vault) Shred(ids []ID) error {
-	if err := v.usable(); err != nil {
+	if err := v.writable(); err != nil {
 		return err
 	}
 	return v.withLock(lockExclusive, func() error {
@@ -66,7 +66,7 @@ func (v *Vault) Shred(ids []ID) error {
 // Rekey replaces all key slots at once (new passphrase, adding or removing
 // the keyfile factor); the master key and the items stay.
 func (v *Vault) Rekey(specs []SlotSpec) error {
-	if err := v.usable(); err != nil {
+	if err := v.writable(); err != nil {
 		return err
 	}
 	// Argon2id runs before the lock is taken: it is slow on purpose.
@@ -87,7 +87,7 @@ func (v *Vault) SetPin(pin ModelPin) error {
 
 // rewrite compacts under the exclusive lock after catching up.
 func (v *Vault) rewrite(o rewrite) error {
-	if err := v.usable(); err != nil {
+	if err := v.writable(); err != nil {
 		return err
 	}
 	return v.withLock(lockExclusive, func() error {

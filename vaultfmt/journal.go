@@ -11,7 +11,7 @@ import (
 // file is as it was. Each OpPut item gets a fresh per-item key. The
 // handler is not given these changes: the caller applies them itself.
 func (v *Vault) Append(changes []Change) error {
-	if err := v.usable(); err != nil {
+	if err := v.writable(); err != nil {
 		return err
 	}
 	if err := checkChanges(changes); err != nil || len(changes) == 0 {
@@ -35,7 +35,9 @@ func (v *Vault) Refresh() error {
 	if err != nil {
 		return fmt.Errorf("vaultfmt: %w", err)
 	}
-	if os.SameFile(fi, v.st.fi) && fi.Size() == v.st.seenSize {
+	// With a torn tail pending, the same size no longer proves nothing
+	// changed: a writer may have cut the tail and appended as many bytes.
+	if os.SameFile(fi, v.st.fi) && fi.Size() == v.st.seenSize && v.st.seenSize == v.st.end {
 		return nil
 	}
 	return v.withLock(lockShared, func() error { return v.catchUp(false) })
@@ -71,7 +73,7 @@ func (v *Vault) catchUp(exclusive bool) error {
 	switch {
 	case size < v.st.end:
 		return corruptf("file", size, -1, "file shrank to %d bytes, below the %d bytes already read", size, v.st.end)
-	case size == v.st.end || (!exclusive && size == v.st.seenSize):
+	case size == v.st.end:
 		v.st.seenSize = size
 		return nil
 	}

@@ -3,6 +3,8 @@
 package vaultfmt
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"syscall"
 
@@ -42,4 +44,10 @@ func linkCount(f *os.File) (uint64, bool) {
 		return 0, false
 	}
 	return uint64(st.Nlink), true
+}
+
+// isReadOnlyErr reports whether opening for writing failed only for want
+// of write access.
+func isReadOnlyErr(err error) bool {
+	return errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS)
 }

@@ -2,6 +2,7 @@ package vaultfmt
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -305,5 +306,56 @@ func TestRefreshAfterOtherCompacts(t *testing.T) {
 	// Nothing changed: Refresh is a no-op and no reset happens.
 	if err := a.Refresh(); err != nil || ca.resets != 1 {
 		t.Fatalf("idle refresh: %v, resets %d", err, ca.resets)
+	}
+}
+
+// TestRefreshSeesWriteOverTornTail: a handle that opened with a torn tail
+// must notice when another writer cut that tail and appended a frame of
+// exactly the same length, so the file's size did not change.
+func TestRefreshSeesWriteOverTornTail(t *testing.T) {
+	path, orig, _ := tamperFixture(t)
+	l := layoutOf(t, orig)
+	last := l.journal[len(l.journal)-1] // put(6, "foxtrot"): 186+7 bytes
+	const golf = "golf"
+	cut := last.off + 186 + int64(len(golf)) // the torn tail is as long as the frame B will write
+	writeFile(t, path, orig[:cut])
+	a, ca := reopen(t, path)
+	b, cb := reopen(t, path)
+	if a.Torn() == nil || b.Torn() == nil {
+		t.Fatal("no torn tail")
+	}
+	mustAppend(t, b, cb, put(7, golf))
+	if size := readFile(t, path); int64(len(size)) != cut {
+		t.Fatalf("file is %d bytes, the test needs %d", len(size), cut)
+	}
+	if err := a.Refresh(); err != nil {
+		t.Fatal(err)
+	}
+	sameItems(t, ca, cb)
+}
+
+// TestReadOnlyOpen: a vault without write permission opens for reading and
+// refuses writes without touching the file.
+func TestReadOnlyOpen(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root ignores file permissions")
+	}
+	path, v, c := newTestVault(t)
+	mustAppend(t, v, c, put(1, "one"))
+	v.Close()
+	if err := os.Chmod(path, 0o400); err != nil {
+		t.Fatal(err)
+	}
+	before := readFile(t, path)
+	v2, c2 := reopen(t, path)
+	sameItems(t, c2, c)
+	if err := v2.Append([]Change{put(2, "two")}); err == nil {
+		t.Fatal("append to a read-only vault succeeded")
+	}
+	if err := v2.Compact(); err == nil {
+		t.Fatal("compaction of a read-only vault succeeded")
+	}
+	if !bytes.Equal(readFile(t, path), before) {
+		t.Fatal("read-only vault changed")
 	}
 }

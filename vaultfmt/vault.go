@@ -36,6 +36,7 @@ type fileState struct {
 	seq           uint64
 	payloadItems  int
 	journalFrames int
+	readOnly      bool // opened without write permission
 }
 
 // noHandler is used when the caller passes none.
@@ -158,7 +159,14 @@ func ReadHeader(path string) (Header, error) {
 // the file, and the header must authenticate under the keys already held.
 // The caller holds the lock.
 func (v *Vault) load(u *Unlock) (*fileState, error) {
+	readOnly := false
 	f, err := os.OpenFile(v.path, os.O_RDWR, 0)
+	if err != nil && isReadOnlyErr(err) {
+		// A vault on read-only media or without write permission still
+		// opens for reading; writes are refused with a clear error.
+		readOnly = true
+		f, err = os.Open(v.path)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("vaultfmt: %w", err)
 	}
@@ -167,6 +175,7 @@ func (v *Vault) load(u *Unlock) (*fileState, error) {
 		f.Close()
 		return nil, err
 	}
+	st.readOnly = readOnly
 	return st, nil
 }
 
@@ -335,6 +344,17 @@ func (v *Vault) usable() error {
 		return ErrClosed
 	}
 	return v.failed
+}
+
+// writable is usable, and refuses writes to a file opened read-only.
+func (v *Vault) writable() error {
+	if err := v.usable(); err != nil {
+		return err
+	}
+	if v.st.readOnly {
+		return fmt.Errorf("vaultfmt: %s is open read-only (no write permission)", v.path)
+	}
+	return nil
 }
 
 // openLock opens (creating, mode 0600) the lock file beside the vault.
