@@ -21,7 +21,7 @@ if [ -z "${COMPARTMENT_PASSPHRASE:-}" ]; then
 fi
 
 say() { printf '\n\033[1m%s\033[0m\n' "$*"; }
-run() { printf '$ compartment %s\n' "$*"; "$bin" "$@"; }
+run() { printf '$ compartment'; printf ' %q' "$@"; printf '\n'; "$bin" "$@"; }
 
 mkdir -p "$demo"
 if [ -f "$COMPARTMENT_VAULT" ]; then

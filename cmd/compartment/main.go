@@ -26,17 +26,32 @@ type CLI struct {
 	Init   InitCmd   `cmd:"" help:"Create a new encrypted vault."`
 	Store  StoreCmd  `cmd:"" help:"Store one memory (one claim, with its source)."`
 	Get    GetCmd    `cmd:"" help:"Print one memory by id."`
+	Search SearchCmd `cmd:"" help:"Recall memories: hybrid search, relevance cut, filters."`
 	Forget ForgetCmd `cmd:"" help:"Forget a memory (--shred destroys it in the file)."`
 	Status StatusCmd `cmd:"" help:"Counts, sizes, format, key slots, model."`
 	Export ExportCmd `cmd:"" help:"Write every memory as plaintext JSONL."`
 	Import ImportCmd `cmd:"" help:"Read JSONL (an export, or lines with text) into the vault."`
 	Verify VerifyCmd `cmd:"" help:"Check structure, seals, audit chain and signature."`
 	Rekey  RekeyCmd  `cmd:"" help:"Change the passphrase."`
-	Lock   LockCmd   `cmd:"" help:"Flush and compact the vault (--sign to sign it)."`
+	Lock   LockCmd   `cmd:"" help:"Flush, compact and lock the vault for every process (--sign to sign it)."`
+	Unlock UnlockCmd `cmd:"" help:"Unlock the vault for every process of yours until reboot, lock or auto-lock."`
+	TwoFA  TwoFACmd  `cmd:"" name:"2fa" help:"Two-factor unlock (passphrase + keyfile): enable, disable, status."`
+
+	Serve      ServeCmd      `cmd:"" help:"Run the MCP stdio server agents use (the memory_* tools)."`
+	Recent     RecentCmd     `cmd:"" help:"List the newest memories (reference facts hidden unless --all)."`
+	Namespaces NamespacesCmd `cmd:"" help:"List namespaces with their counts and your access."`
+	Link       LinkCmd       `cmd:"" help:"Record a relation: SUBJECT PREDICATE OBJECT."`
+	Relations  RelationsCmd  `cmd:"" help:"Query relations by entity, subject, predicate, object or date."`
+	Unlink     UnlinkCmd     `cmd:"" help:"Remove a relation by id."`
+	Expire     ExpireCmd     `cmd:"" help:"Remove memories past their expiry day now."`
+	Audit      AuditCmd      `cmd:"" help:"Check (verify) or re-anchor (repair) the audit chain."`
+	Config     ConfigCmd     `cmd:"" help:"Read or change settings (get, set)."`
 
 	Embed       EmbedCmd       `cmd:"" help:"Embed a text with the local model (checks your setup)."`
 	EmbedDaemon EmbedDaemonCmd `cmd:"" name:"embed-daemon" help:"The shared embedding daemon: run, status, stop."`
 	Setup       SetupCmd       `cmd:"" help:"One-time installation steps (download-model)."`
+	Reindex     ReindexCmd     `cmd:"" help:"Embed records with the current model, or switch model (--model)."`
+	Bench       BenchCmd       `cmd:"" help:"Benchmarks: --vectors, --longmemeval."`
 }
 
 // Globals are the flags every command understands.

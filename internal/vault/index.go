@@ -4,21 +4,90 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+
+	"github.com/compartment/compartment/internal/search"
 )
 
-// index holds the live records in the shapes search needs.
-//
-// Placeholder until internal/search lands: literal matching by substring
-// and brute-force cosine over stored vectors.
+// index holds the live records in the hybrid search engine. Records get
+// dense doc numbers for the engine; the numbers live only in RAM.
 type index struct {
-	v    *Vault
-	live map[string]*Record
+	v      *Vault
+	engine *search.Engine
+	docOf  map[string]uint32
+	recOf  map[uint32]*Record
+	next   uint32
+	free   []uint32
+	// namespaces counts live records per namespace.
+	namespaces map[string]int
 }
 
-func newIndex(v *Vault) *index { return &index{v: v, live: map[string]*Record{}} }
+func newIndex(v *Vault) *index {
+	dim := 0
+	if v.enc != nil {
+		dim = v.enc.Info().Dim
+	}
+	return &index{v: v, engine: search.New(dim), docOf: map[string]uint32{}, recOf: map[uint32]*Record{}, namespaces: map[string]int{}}
+}
 
-func (ix *index) add(r *Record)    { ix.live[r.ID] = r }
-func (ix *index) remove(r *Record) { delete(ix.live, r.ID) }
+// add indexes a live record: its claim literally, and its windows when they
+// come from the loaded model.
+func (ix *index) add(r *Record) {
+	doc, ok := ix.docOf[r.ID]
+	if !ok {
+		doc = ix.alloc()
+		ix.docOf[r.ID] = doc
+	}
+	if old, ok := ix.recOf[doc]; ok {
+		ix.countNamespace(old.Namespace, -1)
+	}
+	ix.recOf[doc] = r
+	ix.countNamespace(r.Namespace, +1)
+	var windows [][]float32
+	if ix.v.hasCurrentVectors(r) {
+		windows = r.Vectors.Float32()
+	}
+	// Add fails only on a dimension mismatch, which hasCurrentVectors
+	// rules out; the record is then still found literally.
+	_ = ix.engine.Add(doc, r.Text, windows, metaOf(r))
+}
+
+func (ix *index) remove(r *Record) {
+	doc, ok := ix.docOf[r.ID]
+	if !ok {
+		return
+	}
+	ix.engine.Remove(doc)
+	ix.countNamespace(ix.recOf[doc].Namespace, -1)
+	delete(ix.docOf, r.ID)
+	delete(ix.recOf, doc)
+	ix.free = append(ix.free, doc)
+}
+
+func (ix *index) countNamespace(ns string, delta int) {
+	if ix.namespaces[ns] += delta; ix.namespaces[ns] <= 0 {
+		delete(ix.namespaces, ns)
+	}
+}
+
+func (ix *index) alloc() uint32 {
+	if n := len(ix.free); n > 0 {
+		doc := ix.free[n-1]
+		ix.free = ix.free[:n-1]
+		return doc
+	}
+	ix.next++
+	return ix.next - 1
+}
+
+func metaOf(r *Record) search.DocMeta {
+	return search.DocMeta{
+		Namespace: r.Namespace, Seq: r.Seq, Importance: r.Importance,
+		Opinion: r.Kind == KindOpinion, Affirmed: r.Affirmed,
+		Reference: r.Reference || isPack(r.Namespace),
+	}
+}
+
+func isPack(ns string) bool { return ns == "packs" || strings.HasPrefix(ns, "packs/") }
 
 // similarHit is a live record and its best-window cosine to a vector.
 type similarHit struct {
@@ -29,7 +98,7 @@ type similarHit struct {
 // similar returns up to k live records in namespace nearest to vec.
 func (ix *index) similar(vec []float32, namespace string, k int) []similarHit {
 	var hits []similarHit
-	for _, r := range ix.live {
+	for _, r := range ix.recOf {
 		if r.Namespace != namespace || !ix.v.hasCurrentVectors(r) {
 			continue
 		}
@@ -48,7 +117,7 @@ func (ix *index) similar(vec []float32, namespace string, k int) []similarHit {
 func (ix *index) sameText(text, namespace string) []*Record {
 	key := normalizeClaim(text)
 	var out []*Record
-	for _, r := range ix.live {
+	for _, r := range ix.recOf {
 		if r.Namespace == namespace && normalizeClaim(r.Text) == key {
 			out = append(out, r)
 		}

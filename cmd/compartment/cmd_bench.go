@@ -1,0 +1,53 @@
+package main
+
+import (
+	"errors"
+	"io"
+
+	"github.com/compartment/compartment/bench"
+	"github.com/compartment/compartment/embed"
+)
+
+// BenchCmd runs the benchmarks.
+type BenchCmd struct {
+	Vectors     bool   `help:"Kernels, exact search and HNSW on synthetic 384-dim vectors."`
+	Million     bool   `help:"With --vectors: also HNSW at 1,000,000 vectors (about 2 GB, minutes)."`
+	Longmemeval string `help:"Retrieval on LongMemEval: a file (JSON, optionally .gz) or a variant (s, m, oracle)." placeholder:"PATH|VARIANT"`
+	Limit       int    `help:"With --longmemeval: at most this many questions."`
+	Literal     bool   `help:"With --longmemeval: the literal channel only (no embedding model)."`
+	Model       string `help:"With --longmemeval: the embedding model (default: the vault's default model)." placeholder:"NAME|PATH"`
+	JSON        bool   `help:"Print the report as JSON." name:"json"`
+}
+
+func (c *BenchCmd) Run(app *App) error {
+	var progress io.Writer = app.Stderr
+	switch {
+	case c.Vectors:
+		rep, err := bench.RunVectors(bench.VectorOptions{Million: c.Million}, progress)
+		if err != nil {
+			return err
+		}
+		if c.JSON {
+			return printJSON(app.Stdout, rep)
+		}
+		return rep.WriteText(app.Stdout)
+	case c.Longmemeval != "":
+		var enc embed.Encoder
+		if !c.Literal {
+			var err error
+			if enc, err = openEncoder(c.Model); err != nil {
+				return err
+			}
+			defer enc.Close()
+		}
+		rep, err := bench.RunLongMemEval(bench.LMEOptions{Path: c.Longmemeval, Limit: c.Limit, Encoder: enc}, progress)
+		if err != nil {
+			return err
+		}
+		if c.JSON {
+			return rep.WriteJSON(app.Stdout)
+		}
+		return rep.WriteText(app.Stdout)
+	}
+	return errors.New("choose a benchmark: --vectors or --longmemeval PATH|VARIANT")
+}
