@@ -232,7 +232,7 @@ func TestHNSWRecall(t *testing.T) {
 		}
 		t.Run(st.String(), func(t *testing.T) {
 			vecs := clustered(10, n, 384)
-			h := NewHNSW(384, Options{Storage: st, EfSearch: 256})
+			h := NewHNSW(384, Options{Storage: st, })
 			e := NewExact(384, Options{Storage: st})
 			start := time.Now()
 			fill(t, h, vecs)
@@ -248,7 +248,7 @@ func TestHNSWRecall(t *testing.T) {
 				}
 			}
 			rec /= float64(len(queries))
-			t.Logf("n=%d %v: build %v, recall@10 vs exact %.4f, vs float64 truth %.4f (ef=256)", n, st, build, rec, recTruth/50)
+			t.Logf("n=%d %v: build %v, recall@10 vs exact %.4f, vs float64 truth %.4f (default ef)", n, st, build, rec, recTruth/50)
 			if rec < 0.99 {
 				t.Fatalf("recall@10 %.4f < 0.99", rec)
 			}

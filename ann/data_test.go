@@ -11,10 +11,11 @@ import (
 // clustered returns n unit vectors of dim dims drawn like sentence
 // embeddings: a mixture of Gaussian clusters in a 32-dim latent space,
 // mapped into dim dims by a fixed random matrix, plus a little isotropic
-// noise. Fixed seed: equal arguments give equal vectors.
+// noise. The space (matrix and clusters) depends on dim only; seed picks
+// the sample, so base vectors and queries share one distribution.
 func clustered(seed uint64, n, dim int) [][]float32 {
 	const latent, clusters = 32, 200
-	rng := rand.New(rand.NewPCG(seed, 0x5eed))
+	rng := rand.New(rand.NewPCG(uint64(dim), 0x5eed))
 	proj := make([]float32, dim*latent)
 	for i := range proj {
 		proj[i] = float32(rng.NormFloat64())
@@ -26,6 +27,7 @@ func clustered(seed uint64, n, dim int) [][]float32 {
 			centres[c][j] = rng.NormFloat64()
 		}
 	}
+	rng = rand.New(rand.NewPCG(seed, 0x5eed))
 	out := make([][]float32, n)
 	z := make([]float64, latent)
 	for i := range out {
