@@ -45,12 +45,16 @@ const (
 	maxPinName       = 1024
 	trailerSize      = macSize + 4
 	minHeaderSize    = fixedHeaderSize + slotSize + 36 + 4 + trailerSize
-	MaxHeaderBytes   = 64 << 10 // a header_len above this is damage
-	kdfArgon2id13    = 1        // the only KDF id: Argon2id, version 0x13
-	extSignature     = 0x0001   // the signature record: Ed25519 public key || signature
-	extCritical      = 0x8000   // a record a reader must understand or refuse the file
+	kdfArgon2id13    = 1      // the only KDF id: Argon2id, version 0x13
+	extSignature     = 0x0001 // the signature record: Ed25519 public key || signature
+	extCritical      = 0x8000 // a record a reader must understand or refuse the file
 	signatureExtSize = 32 + 64
 )
+
+// MaxHeaderBytes bounds header_len: a larger one is damage, so a reader
+// never needs more than this many bytes to parse a header. Part of the
+// format: do not change.
+const MaxHeaderBytes = 64 << 10
 
 // Bounds on stored Argon2id parameters. A tampered header could otherwise
 // ask an unlock for terabytes of memory or hours of passes.

@@ -62,7 +62,7 @@ func childAppendLoop(v *Vault) error {
 		if _, err := fmt.Printf("ack %x\n", id); err != nil {
 			return err
 		}
-		if i%16 == 0 {
+		if i%5 == 0 {
 			if err := v.Compact(); err != nil {
 				return err
 			}
@@ -141,7 +141,7 @@ func TestCrashKill9(t *testing.T) {
 	key := v.MasterKey()
 	v.Close()
 	acked := map[ID]bool{}
-	torn := 0
+	torn, midCompaction := 0, 0
 	for r := 0; r < rounds; r++ {
 		got := runAndKill(t, childCmd(t, "append", path, key), time.Duration(5+rand.IntN(120))*time.Millisecond)
 		for _, id := range got {
@@ -156,6 +156,9 @@ func TestCrashKill9(t *testing.T) {
 			torn++
 		}
 		v.Close()
+		if _, err := os.Stat(path + ".tmp"); err == nil {
+			midCompaction++ // killed inside a compaction; the next one removes it
+		}
 		for id := range acked {
 			if _, ok := c.items[id]; !ok {
 				t.Fatalf("round %d: acknowledged id %x lost (%d acked, %d present)", r, id, len(acked), len(c.items))
@@ -165,7 +168,9 @@ func TestCrashKill9(t *testing.T) {
 	if len(acked) == 0 {
 		t.Fatal("the child never acknowledged a write")
 	}
-	t.Logf("%d rounds, %d acknowledged ids all present, %d opens found a torn tail", rounds, len(acked), torn)
+	// SIGKILL cannot split a pwrite, so torn tails are rare here; the
+	// truncation tests cover them byte by byte.
+	t.Logf("%d rounds, %d acknowledged ids all present; %d kills inside a compaction, %d torn tails", rounds, len(acked), midCompaction, torn)
 }
 
 // runAndKill starts cmd, lets it run for d after its first acknowledgement,
