@@ -1,0 +1,274 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/compartment/compartment/internal/session"
+	"github.com/compartment/compartment/internal/vault"
+	"github.com/compartment/compartment/vaultfmt"
+)
+
+// DefaultSweepEvery is how often expired memories are swept while serving.
+const DefaultSweepEvery = time.Hour
+
+// Options configure a [Server].
+type Options struct {
+	// VaultPath is the vault file; its settings file sits beside it.
+	VaultPath string
+	// Open opens the vault with a credential (the CLI passes caller, model
+	// and clock). The server hands it to its [session.Keeper].
+	Open session.OpenFunc
+	// Keyfile returns the second factor for memory_unlock, or nil.
+	Keyfile func() ([]byte, error)
+	// Caller is reported by memory_status; the vault enforces it.
+	Caller  string
+	Version string
+	// Log receives diagnostics; nil discards them. Never the protocol
+	// stream.
+	Log *slog.Logger
+	// SweepEvery is the expiry sweep period; 0 means [DefaultSweepEvery].
+	SweepEvery time.Duration
+}
+
+// Server is the MCP server over one vault.
+type Server struct {
+	opts    Options
+	keeper  *session.Keeper
+	mcp     *server.MCPServer
+	log     *slog.Logger
+	started time.Time
+
+	mu        sync.Mutex
+	lastSweep time.Time
+	swept     int // memories removed by sweeps since start
+}
+
+// New builds the server and registers every tool. It does not open the
+// vault: that happens on the first call that needs it.
+func New(opts Options) *Server {
+	if opts.SweepEvery <= 0 {
+		opts.SweepEvery = DefaultSweepEvery
+	}
+	if opts.Caller == "" {
+		opts.Caller = "user"
+	}
+	s := &Server{opts: opts, log: opts.Log, started: time.Now()}
+	if s.log == nil {
+		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	s.keeper = session.NewKeeper(opts.VaultPath, s.openAndSweep)
+	hooks := &server.Hooks{}
+	hooks.AddAfterInitialize(func(_ context.Context, _ any, req *mcpgo.InitializeRequest, _ *mcpgo.InitializeResult) {
+		c := req.Params.ClientInfo
+		s.log.Info("client connected", "client", c.Name, "client_version", c.Version,
+			"protocol", req.Params.ProtocolVersion, "caller", opts.Caller)
+	})
+	s.mcp = server.NewMCPServer("compartment", opts.Version,
+		server.WithTitle("Compartment memory"),
+		server.WithInstructions(Instructions),
+		server.WithToolCapabilities(false),
+		server.WithInputSchemaValidation(),
+		server.WithOutputSchemaValidation(),
+		server.WithRecovery(),
+		server.WithHooks(hooks),
+	)
+	for _, d := range s.tools() {
+		s.mcp.AddTool(d.tool(), s.wrap(d))
+	}
+	return s
+}
+
+// MCPServer exposes the protocol server (for in-process clients in tests).
+func (s *Server) MCPServer() *server.MCPServer { return s.mcp }
+
+// Keeper is the lock/unlock lifecycle the server uses.
+func (s *Server) Keeper() *session.Keeper { return s.keeper }
+
+// Serve speaks MCP over in and out until in ends or ctx is cancelled, then
+// drops the vault (without locking it for other processes). The expiry
+// sweep runs every SweepEvery meanwhile.
+func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.sweepLoop(ctx)
+	}()
+	stdio := server.NewStdioServer(s.mcp)
+	stdio.SetErrorLogger(slog.NewLogLogger(s.log.Handler(), slog.LevelError))
+	err := stdio.Listen(ctx, in, out)
+	cancel()
+	<-done
+	if cerr := s.keeper.Close(); cerr != nil {
+		s.log.Warn("close vault", "err", cerr)
+	}
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return fmt.Errorf("mcp: serve: %w", err)
+	}
+	return nil
+}
+
+// openAndSweep opens the vault for the keeper and runs the expiry sweep on
+// open when expire_memories is on.
+func (s *Server) openAndSweep(u vaultfmt.Unlock) (*vault.Vault, error) {
+	v, err := s.opts.Open(u)
+	if err != nil {
+		return nil, err
+	}
+	s.sweep(v, "open")
+	return v, nil
+}
+
+func (s *Server) sweepLoop(ctx context.Context) {
+	t := time.NewTicker(s.opts.SweepEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			// A locked vault has nothing to sweep with; the sweep on the
+			// next open catches up.
+			if s.keeper.Locked() {
+				continue
+			}
+			v, err := s.keeper.Vault()
+			if err != nil {
+				continue
+			}
+			s.sweep(v, "hourly")
+		}
+	}
+}
+
+// sweep removes expired memories if the vault's settings want it.
+func (s *Server) sweep(v *vault.Vault, why string) {
+	if !v.Config().Settings.ExpireMemories {
+		return
+	}
+	ids, err := v.Expire()
+	s.mu.Lock()
+	s.lastSweep = time.Now()
+	s.swept += len(ids)
+	s.mu.Unlock()
+	if err != nil {
+		s.log.Warn("expiry sweep failed", "when", why, "err", err)
+		return
+	}
+	if len(ids) > 0 {
+		s.log.Info("expired memories removed", "when", why, "count", len(ids))
+	}
+}
+
+// toolDef is one tool: what the agent sees and what runs.
+type toolDef struct {
+	name, title, description string
+	in, out                  schema
+	readOnly, destructive    bool
+	idempotent               bool
+	// locked tools (status, lock, unlock) run without a vault.
+	withoutVault func(ctx context.Context, args json.RawMessage) (any, error)
+	run          func(v *vault.Vault, args json.RawMessage) (any, error)
+}
+
+func (d toolDef) tool() mcpgo.Tool {
+	f := false
+	return mcpgo.Tool{
+		Name:            d.name,
+		Title:           d.title,
+		Description:     d.description,
+		RawInputSchema:  mustJSON(d.in),
+		RawOutputSchema: mustJSON(d.out),
+		Annotations: mcpgo.ToolAnnotation{
+			Title:           d.title,
+			ReadOnlyHint:    &d.readOnly,
+			DestructiveHint: &d.destructive,
+			IdempotentHint:  &d.idempotent,
+			OpenWorldHint:   &f,
+		},
+	}
+}
+
+// wrap turns a definition into a handler: it takes the vault from the
+// keeper on every call (so a lock elsewhere takes effect), and turns errors
+// into tool errors the agent can read and act on.
+func (s *Server) wrap(d toolDef) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+		start := time.Now()
+		args, err := rawArgs(req)
+		if err != nil {
+			return mcpgo.NewToolResultError(err.Error()), nil
+		}
+		var out any
+		if d.withoutVault != nil {
+			out, err = d.withoutVault(ctx, args)
+		} else {
+			var v *vault.Vault
+			if v, err = s.keeper.Vault(); err == nil {
+				out, err = d.run(v, args)
+			}
+		}
+		s.log.Debug("tool call", "tool", d.name, "ms", time.Since(start).Milliseconds(), "err", err)
+		if err != nil {
+			return mcpgo.NewToolResultError(s.message(err)), nil
+		}
+		text, merr := json.Marshal(out)
+		if merr != nil {
+			return nil, fmt.Errorf("mcp: %s: encode result: %w", d.name, merr)
+		}
+		return mcpgo.NewToolResultStructured(out, string(text)), nil
+	}
+}
+
+// rawArgs returns the call's arguments as JSON ("{}" when none were sent).
+func rawArgs(req mcpgo.CallToolRequest) (json.RawMessage, error) {
+	if len(req.Params.RawArguments) > 0 {
+		return req.Params.RawArguments, nil
+	}
+	if req.Params.Arguments == nil {
+		return json.RawMessage("{}"), nil
+	}
+	b, err := json.Marshal(req.Params.Arguments)
+	if err != nil {
+		return nil, fmt.Errorf("arguments: %w", err)
+	}
+	return b, nil
+}
+
+// decode reads arguments into a struct, refusing unknown names (the input
+// schema does too; this keeps handlers honest when validation is off).
+func decode(args json.RawMessage, into any) error {
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(into); err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("%w: arguments: %v", vault.ErrInvalid, err)
+	}
+	return nil
+}
+
+// lockedMessage is what every tool but status and lock answers while the
+// vault is locked.
+const lockedMessage = "The memory vault is locked, so nothing can be recalled or stored right now. Ask the user to run `compartment unlock` in a terminal (or unlock it in the Compartment app), then call this tool again. Do not ask the user for the passphrase."
+
+// message turns an error into text for the agent.
+func (s *Server) message(err error) string {
+	switch {
+	case errors.Is(err, vault.ErrLocked):
+		return lockedMessage
+	case errors.Is(err, vault.ErrNotFound):
+		return err.Error() + " (it may have been forgotten or expired; memory_search finds memories by content)"
+	}
+	return err.Error()
+}
