@@ -26,8 +26,9 @@ type Index struct {
 
 	grams map[uint64][]uint32 // padded trigram → sorted ids of live terms
 
-	counts  map[uint32]uint32 // Add's scratch: term id → occurrences
-	scratch sync.Pool         // *searchScratch, one per concurrent query
+	counts  []uint32  // Add's scratch, by term id: occurrences in the document
+	seen    []uint32  // Add's scratch: the term ids counted
+	scratch sync.Pool // *searchScratch, one per concurrent query
 }
 
 // term is one vocabulary entry. slots is sorted; tfs is parallel to it.
@@ -41,17 +42,16 @@ type term struct {
 type slot struct {
 	doc   uint32
 	words uint32   // word tokens: the BM25 document length
-	terms []uint32 // distinct term ids, sorted: what Delete must undo
+	terms []uint32 // distinct term ids, in first-occurrence order: what Delete must undo
 	live  bool
 }
 
 // New returns an empty index.
 func New() *Index {
 	return &Index{
-		vocab:  map[string]uint32{},
-		docs:   map[uint32]uint32{},
-		grams:  map[uint64][]uint32{},
-		counts: map[uint32]uint32{},
+		vocab: map[string]uint32{},
+		docs:  map[uint32]uint32{},
+		grams: map[uint64][]uint32{},
 	}
 }
 
@@ -84,12 +84,18 @@ func (x *Index) VocabularySize() int { return len(x.vocab) }
 // Add indexes text under doc, replacing what doc held before.
 func (x *Index) Add(doc uint32, text string) {
 	x.Delete(doc)
-	clear(x.counts)
+	ids := x.seen[:0]
 	var words uint32
 	tokenize(text, func(t []byte, kind int) {
 		id, ok := x.vocab[string(t)]
 		if !ok {
 			id = x.newTerm(string(t))
+		}
+		if int(id) >= len(x.counts) {
+			x.counts = append(x.counts, make([]uint32, len(x.terms)-len(x.counts))...)
+		}
+		if x.counts[id] == 0 {
+			ids = append(ids, id)
 		}
 		x.counts[id]++
 		if kind == kindWord {
@@ -97,15 +103,12 @@ func (x *Index) Add(doc uint32, text string) {
 		}
 	})
 	s := x.takeSlot()
-	ids := make([]uint32, 0, len(x.counts))
-	for id := range x.counts {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
 	for _, id := range ids {
 		x.post(id, s, x.counts[id])
+		x.counts[id] = 0
 	}
-	x.slots[s] = slot{doc: doc, words: words, terms: ids, live: true}
+	x.seen = ids
+	x.slots[s] = slot{doc: doc, words: words, terms: slices.Clone(ids), live: true}
 	x.docs[doc] = s
 	x.words += int64(words)
 }
@@ -167,9 +170,15 @@ func (x *Index) takeSlot() uint32 {
 // post inserts slot s with count tf into term id's sorted postings.
 func (x *Index) post(id, s, tf uint32) {
 	t := &x.terms[id]
+	tf16 := uint16(min(tf, 0xFFFF))
+	if n := len(t.slots); n == 0 || t.slots[n-1] < s { // the usual case: a new slot
+		t.slots = append(t.slots, s)
+		t.tfs = append(t.tfs, tf16)
+		return
+	}
 	i, _ := slices.BinarySearch(t.slots, s)
 	t.slots = slices.Insert(t.slots, i, s)
-	t.tfs = slices.Insert(t.tfs, i, uint16(min(tf, 0xFFFF)))
+	t.tfs = slices.Insert(t.tfs, i, tf16)
 }
 
 // unpost removes slot s from term id's postings, dropping the term when

@@ -170,7 +170,7 @@ func (r *Result) Explain(h Hit) []TermMatch {
 		m := TermMatch{Term: t.Text, Info: t.Info, Weight: 1}
 		if len(t.Expansions) > 0 && ok {
 			for _, e := range t.Expansions {
-				if _, has := slices.BinarySearch(r.x.slots[s].terms, e.id); has {
+				if slices.Contains(r.x.slots[s].terms, e.id) {
 					m.Weight = e.Weight
 					if e.Term != t.Text {
 						m.Via = e.Term

@@ -77,6 +77,10 @@ func isInner(key uint64) bool {
 func (x *Index) addGrams(id uint32, text string) {
 	for _, g := range termGrams(text) {
 		list := x.grams[g]
+		if n := len(list); n == 0 || list[n-1] < id { // new ids are usually the largest
+			x.grams[g] = append(list, id)
+			continue
+		}
 		i, _ := slices.BinarySearch(list, id)
 		x.grams[g] = slices.Insert(list, i, id)
 	}
