@@ -52,8 +52,7 @@ type Engine struct {
 }
 
 type docState struct {
-	meta    DocMeta
-	windows int
+	meta DocMeta
 }
 
 // New returns an empty engine for vectors of dim dimensions; dim 0 means
@@ -112,7 +111,7 @@ func (e *Engine) Add(doc uint32, text string, windows [][]float32, meta DocMeta)
 		}
 	}
 	e.lex.Add(doc, text)
-	e.docs[doc] = &docState{meta: meta, windows: len(windows)}
+	e.docs[doc] = &docState{meta: meta}
 	e.pop.add(meta)
 	return nil
 }
@@ -129,9 +128,7 @@ func (e *Engine) remove(doc uint32) bool {
 	if !ok {
 		return false
 	}
-	for i := range st.windows {
-		e.vec.Delete(windowKey(doc, i))
-	}
+	e.deleteWindows(doc)
 	e.lex.Delete(doc)
 	e.pop.remove(st.meta)
 	delete(e.docs, doc)
@@ -151,6 +148,16 @@ func (e *Engine) SetMeta(doc uint32, meta DocMeta) error {
 	st.meta = meta
 	e.pop.add(meta)
 	return nil
+}
+
+// deleteWindows removes a record's vectors. Add numbers a record's
+// windows 0, 1, … with no gap, so the first missing key ends them.
+func (e *Engine) deleteWindows(doc uint32) {
+	if e.vec == nil {
+		return
+	}
+	for i := 0; i < MaxWindows && e.vec.Delete(windowKey(doc, i)); i++ {
+	}
 }
 
 // windowKey packs a record and one of its windows into an ann key.

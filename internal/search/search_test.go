@@ -1,0 +1,387 @@
+package search
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/compartment/compartment/rank"
+)
+
+const dim = 8
+
+// unit returns v scaled to length 1.
+func unit(v ...float32) []float32 {
+	var n float64
+	for _, x := range v {
+		n += float64(x) * float64(x)
+	}
+	out := make([]float32, len(v))
+	for i, x := range v {
+		out[i] = float32(float64(x) / math.Sqrt(n))
+	}
+	return out
+}
+
+// axis is the unit vector along dimension i, tilted by eps towards the
+// last dimension so no two test vectors are exactly equal.
+func axis(i int, eps float32) []float32 {
+	v := make([]float32, dim)
+	v[i] = 1
+	v[dim-1] += eps
+	return unit(v...)
+}
+
+func mustAdd(t *testing.T, e *Engine, doc uint32, text string, windows [][]float32, meta DocMeta) {
+	t.Helper()
+	if meta.Importance == 0 {
+		meta.Importance = 0.5
+	}
+	if err := e.Add(doc, text, windows, meta); err != nil {
+		t.Fatalf("Add(%d): %v", doc, err)
+	}
+}
+
+func mustSearch(t *testing.T, e *Engine, q Query) []Result {
+	t.Helper()
+	res, err := e.Search(q)
+	if err != nil {
+		t.Fatalf("Search(%q): %v", q.Text, err)
+	}
+	return res
+}
+
+func docsOf(res []Result) []uint32 {
+	out := make([]uint32, len(res))
+	for i, r := range res {
+		out[i] = r.Doc
+	}
+	return out
+}
+
+// fill adds n literal-only records about nothing the tests ask for.
+func fill(t *testing.T, e *Engine, from uint32, n int) {
+	for i := range n {
+		mustAdd(t, e, from+uint32(i), fmt.Sprintf("an unrelated note %d about gardening and weather", i), nil, DocMeta{Seq: uint64(from) + uint64(i)})
+	}
+}
+
+func TestEmptyQueryIsAnError(t *testing.T) {
+	e := New(0)
+	fill(t, e, 0, 3)
+	for _, q := range []string{"", "   \n\t"} {
+		if _, err := e.Search(Query{Text: q}); !errors.Is(err, ErrEmptyQuery) {
+			t.Errorf("Search(%q): err %v, want ErrEmptyQuery", q, err)
+		}
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	e := New(dim)
+	if _, err := e.Search(Query{Text: "x", Vector: make([]float32, 3)}); !errors.Is(err, ErrDimension) {
+		t.Errorf("short query vector: err %v", err)
+	}
+	if _, err := e.Search(Query{Text: "x", TopK: -1}); err == nil {
+		t.Errorf("negative top_k accepted")
+	}
+	if err := e.Add(1, "x", [][]float32{make([]float32, 3)}, DocMeta{}); !errors.Is(err, ErrDimension) {
+		t.Errorf("short window: err %v", err)
+	}
+	if err := e.Add(1, "x", make([][]float32, MaxWindows+1), DocMeta{}); err == nil {
+		t.Errorf("too many windows accepted")
+	}
+	if e.Len() != 0 {
+		t.Errorf("failed adds left %d records", e.Len())
+	}
+	if err := New(0).Add(1, "x", [][]float32{axis(0, 0)}, DocMeta{}); !errors.Is(err, ErrDimension) {
+		t.Errorf("vectors into a literal-only engine: err %v", err)
+	}
+}
+
+func TestLiteralRelevanceCut(t *testing.T) {
+	e := New(0)
+	fill(t, e, 100, 40)
+	mustAdd(t, e, 1, "Booked a kayak rental at Lake Tahoe for Saturday", nil, DocMeta{Seq: 1})
+	mustAdd(t, e, 2, "The kayak needs a new paddle", nil, DocMeta{Seq: 2})
+	res := mustSearch(t, e, Query{Text: "kayak rental"})
+	if len(res) == 0 || res[0].Doc != 1 {
+		t.Fatalf("kayak rental: %v, want doc 1 first", docsOf(res))
+	}
+	for _, r := range res {
+		if r.Unaged < rank.Floor(false) {
+			t.Errorf("doc %d returned below the literal floor: %v", r.Doc, r.Unaged)
+		}
+	}
+	// A question the vault knows nothing about returns nothing.
+	if res := mustSearch(t, e, Query{Text: "quantum chromodynamics lecture"}); len(res) != 0 {
+		t.Errorf("unrelated query returned %v", docsOf(res))
+	}
+	// Only common words: no error; whatever comes back matched them all.
+	res = mustSearch(t, e, Query{Text: "an about and"})
+	for _, r := range res {
+		if r.Doc < 100 {
+			t.Errorf("common-words query returned doc %d, which lacks them", r.Doc)
+		}
+	}
+}
+
+func TestTopKExactly(t *testing.T) {
+	e := New(0)
+	for i := range 150 {
+		mustAdd(t, e, uint32(i), fmt.Sprintf("apple harvest log entry %d", i), nil, DocMeta{Seq: uint64(i)})
+	}
+	fill(t, e, 1000, 2000)
+	for _, k := range []int{1, 7, 100, 150} {
+		res := mustSearch(t, e, Query{Text: "apple", TopK: k})
+		if len(res) != k {
+			t.Errorf("top_k %d returned %d", k, len(res))
+		}
+		for i := 1; i < len(res); i++ {
+			if res[i].Score > res[i-1].Score {
+				t.Fatalf("top_k %d: results out of order at %d", k, i)
+			}
+		}
+	}
+	// More than match: only those with evidence.
+	if res := mustSearch(t, e, Query{Text: "apple", TopK: 500}); len(res) != 150 {
+		t.Errorf("top_k 500 returned %d, want the 150 that match", len(res))
+	}
+	if res := mustSearch(t, e, Query{Text: "apple"}); len(res) != rank.MaxResults {
+		t.Errorf("relevance cut returned %d, want the cap %d", len(res), rank.MaxResults)
+	}
+}
+
+// A newer memory outranks an otherwise identical older one, on the
+// semantic channel only; literal evidence does not age.
+func TestVaultShareAging(t *testing.T) {
+	e := New(dim)
+	v := axis(0, 0.1)
+	mustAdd(t, e, 1, "Prefers the window seat", [][]float32{v}, DocMeta{Namespace: "a", Seq: 10})
+	mustAdd(t, e, 2, "Prefers the window seat", [][]float32{v}, DocMeta{Namespace: "a", Seq: 20})
+	res := mustSearch(t, e, Query{Text: "zzz", Vector: v, Explain: true})
+	if !slices.Equal(docsOf(res), []uint32{2, 1}) {
+		t.Fatalf("semantic: order %v, want the newer (2) first", docsOf(res))
+	}
+	if res[0].Explain.Share != 0 || res[1].Explain.Share != 0.5 {
+		t.Errorf("shares %v and %v, want 0 and 0.5", res[0].Explain.Share, res[1].Explain.Share)
+	}
+	if res[1].Unaged <= res[1].Score {
+		t.Errorf("the older record was not aged: unaged %v, score %v", res[1].Unaged, res[1].Score)
+	}
+	// Literal only: both keep their evidence, aging changes nothing.
+	res = mustSearch(t, e, Query{Text: "window seat", Explain: true})
+	for _, r := range res {
+		if r.Explain.Evidence != r.Unaged || r.Score != r.Unaged {
+			t.Errorf("literal-only doc %d aged: evidence %v unaged %v score %v", r.Doc, r.Explain.Evidence, r.Unaged, r.Score)
+		}
+	}
+}
+
+// The share counts the searched namespaces' own records, never reference
+// facts, which are not aged either.
+func TestSharePopulation(t *testing.T) {
+	e := New(dim)
+	v := axis(1, 0.1)
+	mustAdd(t, e, 1, "old fact in a", [][]float32{v}, DocMeta{Namespace: "a", Seq: 1})
+	for i := range 9 {
+		mustAdd(t, e, uint32(10+i), "newer in b", [][]float32{axis(2, 0.1)}, DocMeta{Namespace: "b", Seq: uint64(10 + i)})
+	}
+	for i := range 50 {
+		mustAdd(t, e, uint32(100+i), "reference fact", [][]float32{axis(3, 0.1)}, DocMeta{Namespace: "a", Seq: uint64(100 + i), Reference: true})
+	}
+	mustAdd(t, e, 2, "reference about seats", [][]float32{v}, DocMeta{Namespace: "a", Seq: 0, Reference: true})
+	share := func(ns []string, doc uint32) float64 {
+		for _, r := range mustSearch(t, e, Query{Text: "zzz", Vector: v, Namespaces: ns, Explain: true}) {
+			if r.Doc == doc {
+				return r.Explain.Share
+			}
+		}
+		t.Fatalf("doc %d not found", doc)
+		return 0
+	}
+	if got := share([]string{"a"}, 1); got != 0 {
+		t.Errorf("in namespace a alone doc 1 is the newest: share %v, want 0", got)
+	}
+	if got := share(nil, 1); math.Abs(got-0.9) > 1e-12 {
+		t.Errorf("across every namespace 9 of 10 were written later: share %v, want 0.9", got)
+	}
+	if got := share(nil, 2); got != 0 {
+		t.Errorf("a reference fact was aged: share %v", got)
+	}
+}
+
+// Filters run after ranking; when they leave too few results the pools
+// widen (×4, up to three times).
+func TestFilterWidensPool(t *testing.T) {
+	e := New(0)
+	for i := range 1000 {
+		mustAdd(t, e, uint32(i), fmt.Sprintf("quarterly report %d", i), nil, DocMeta{Seq: uint64(i)})
+	}
+	fill(t, e, 5000, 9000) // keeps "report" informative
+	wanted := func(doc uint32) bool { return doc%250 == 249 }
+	res := mustSearch(t, e, Query{Text: "report", TopK: 3, Filter: wanted})
+	if len(res) != 3 {
+		t.Fatalf("top_k 3 with a sparse filter returned %v", docsOf(res))
+	}
+	for _, r := range res {
+		if !wanted(r.Doc) {
+			t.Errorf("filter let doc %d through", r.Doc)
+		}
+	}
+	res = mustSearch(t, e, Query{Text: "report", Filter: wanted})
+	if got := docsOf(res); len(got) != 4 {
+		t.Fatalf("relevance cut with a sparse filter returned %v, want the 4 accepted", got)
+	}
+	// Past three widenings (200·4³ = 12,800) the pool stops growing.
+	res = mustSearch(t, e, Query{Text: "report", TopK: 5, Filter: func(d uint32) bool { return d == 999 }})
+	if !slices.Equal(docsOf(res), []uint32{999}) {
+		t.Errorf("single accepted record: %v", docsOf(res))
+	}
+}
+
+func TestPriorNeverSurfacesNonMatch(t *testing.T) {
+	e := New(dim)
+	mustAdd(t, e, 1, "Likes green tea", [][]float32{axis(0, 0.1)}, DocMeta{Seq: 1})
+	mustAdd(t, e, 2, "Strong opinion on tabs versus spaces", [][]float32{axis(4, 0.1)},
+		DocMeta{Seq: 2, Importance: 1, Opinion: true, Affirmed: time.Now()})
+	fill(t, e, 100, 20)
+	for _, k := range []int{0, 10} {
+		res := mustSearch(t, e, Query{Text: "green tea", Vector: axis(0, 0.1), TopK: k})
+		if slices.Contains(docsOf(res), 2) {
+			t.Errorf("top_k %d: an important, fresh opinion that matched nothing came back: %v", k, docsOf(res))
+		}
+	}
+}
+
+// A literal match on a term unique to one memory outranks ten paraphrases
+// whose vectors sit on the query.
+func TestUniqueLiteralOutranksParaphrases(t *testing.T) {
+	e := New(dim)
+	q := axis(0, 0.05)
+	for i := range 10 {
+		mustAdd(t, e, uint32(10+i), fmt.Sprintf("fixed the flaky deploy, take %d", i),
+			[][]float32{axis(0, 0.05+float32(i)*0.001)}, DocMeta{Seq: uint64(100 + i)})
+	}
+	mustAdd(t, e, 1, "the deploy fix landed as commit 9f3c2a1b7d", [][]float32{axis(5, 0)}, DocMeta{Seq: 1})
+	fill(t, e, 1000, 5)
+	for _, k := range []int{0, 3} {
+		res := mustSearch(t, e, Query{Text: "9f3c2a1b7d", Vector: q, TopK: k, Explain: true})
+		if len(res) == 0 || res[0].Doc != 1 {
+			t.Fatalf("top_k %d: %v, want the commit's memory first", k, docsOf(res))
+		}
+		if res[0].Explain.PLex != rank.LiteralCap || len(res[0].Explain.Terms) == 0 {
+			t.Errorf("explanation %+v lacks the conclusive literal match", res[0].Explain)
+		}
+	}
+}
+
+func TestWindowsBestWindowAndRemove(t *testing.T) {
+	e := New(dim)
+	mustAdd(t, e, 7, "a long memory", [][]float32{axis(1, 0), axis(2, 0), axis(3, 0.05)}, DocMeta{Seq: 1})
+	mustAdd(t, e, 8, "short", [][]float32{axis(4, 0)}, DocMeta{Seq: 2})
+	res := mustSearch(t, e, Query{Text: "zzz", Vector: axis(3, 0.05), Explain: true})
+	if len(res) != 1 || res[0].Doc != 7 || res[0].Explain.Window != 2 || res[0].Explain.Cosine < 0.95 {
+		t.Fatalf("best window: %+v", res)
+	}
+	if !e.Remove(7) || e.Remove(7) {
+		t.Fatalf("Remove reported wrongly")
+	}
+	if n := e.vec.Len(); n != 1 {
+		t.Errorf("after removing the 3-window record the vector index holds %d, want 1", n)
+	}
+	// Replacing a record replaces its windows.
+	mustAdd(t, e, 8, "short", [][]float32{axis(5, 0), axis(6, 0)}, DocMeta{Seq: 3})
+	if n := e.vec.Len(); n != 2 {
+		t.Errorf("after replacing record 8 the vector index holds %d, want 2", n)
+	}
+}
+
+func TestExplain(t *testing.T) {
+	e := New(dim)
+	mustAdd(t, e, 1, "Alice recommended the Dune novel", [][]float32{axis(0, 0.2)}, DocMeta{Seq: 1, Importance: 0.9})
+	fill(t, e, 100, 30)
+	res := mustSearch(t, e, Query{Text: "dune novel", Vector: axis(0, 0.25), Explain: true})
+	if len(res) == 0 || res[0].Doc != 1 {
+		t.Fatalf("results %v", docsOf(res))
+	}
+	x := res[0].Explain
+	if x.Cosine < 0.9 || x.PVec != rank.PVec(x.Cosine) || x.RankVec != 1 || x.RankLex != 1 || x.Mode != "and" {
+		t.Errorf("explanation %+v", x)
+	}
+	if len(x.Terms) != 2 || x.Terms[0].Info != rank.TermInfo(31, 1) {
+		t.Errorf("terms %+v, want dune and novel with I = ln(31/2)", x.Terms)
+	}
+	if math.Abs(x.ImportancePrior-rank.ImportancePrior(0.9)) > 1e-12 || x.OpinionPrior != 0 {
+		t.Errorf("priors %v %v", x.ImportancePrior, x.OpinionPrior)
+	}
+	if want := rank.Final(x.Evidence, x.ImportancePrior, x.OpinionPrior); res[0].Score != want {
+		t.Errorf("score %v, want %v", res[0].Score, want)
+	}
+}
+
+func TestSnapshotRestore(t *testing.T) {
+	e := New(dim)
+	meta := map[uint32]DocMeta{}
+	for i := range 30 {
+		m := DocMeta{Namespace: "main", Seq: uint64(i), Importance: 0.5}
+		mustAdd(t, e, uint32(i), fmt.Sprintf("note %d on topic %d", i, i%4), [][]float32{axis(i%dim, float32(i)/100)}, m)
+		meta[uint32(i)] = m
+	}
+	snap, err := e.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Restore(dim, snap, meta)
+	if err != nil {
+		t.Fatalf("Restore: %v", err)
+	}
+	q := Query{Text: "topic 3", Vector: axis(3, 0.1), TopK: 10}
+	a, b := mustSearch(t, e, q), mustSearch(t, r, q)
+	if !slices.Equal(a, b) {
+		t.Fatalf("restored engine answers differently:\n%v\n%v", a, b)
+	}
+	delete(meta, 3)
+	if _, err := Restore(dim, snap, meta); err == nil {
+		t.Errorf("Restore accepted metadata missing a record")
+	}
+	if _, err := Restore(dim+1, snap, map[uint32]DocMeta{}); err == nil {
+		t.Errorf("Restore accepted the wrong dimension")
+	}
+}
+
+// Searches run concurrently with one writer (go test -race checks the
+// locking).
+func TestConcurrentSearchWithWriter(t *testing.T) {
+	e := New(dim)
+	fill(t, e, 1000, 50)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := range 200 {
+			doc := uint32(i % 40)
+			if i%3 == 2 {
+				e.Remove(doc)
+				continue
+			}
+			_ = e.Add(doc, fmt.Sprintf("concurrent note %d", i), [][]float32{axis(i%dim, 0.1)}, DocMeta{Seq: uint64(i)})
+		}
+	}()
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 100 {
+				if _, err := e.Search(Query{Text: "concurrent note", Vector: axis(i%dim, 0.1), TopK: 5}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}

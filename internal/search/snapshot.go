@@ -1,0 +1,68 @@
+package search
+
+import (
+	"fmt"
+
+	"github.com/compartment/compartment/ann"
+)
+
+// Snapshot holds an engine's two indexes as bytes, for a caller that seals
+// them and restores the engine on open without re-tokenising and
+// re-embedding every record. The per-record metadata is not in it: the
+// caller has it in its records.
+type Snapshot struct {
+	Literal []byte // fts snapshot, FORMAT.md section 5
+	Vectors []byte // ann index bytes, FORMAT.md section 4; nil without a semantic channel
+}
+
+// Snapshot writes both indexes. It may run alongside searches.
+func (e *Engine) Snapshot() (Snapshot, error) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	var s Snapshot
+	var err error
+	if s.Literal, err = e.lex.MarshalBinary(); err != nil {
+		return Snapshot{}, fmt.Errorf("search: snapshot: %w", err)
+	}
+	if e.vec != nil {
+		if s.Vectors, err = ann.Marshal(e.vec); err != nil {
+			return Snapshot{}, fmt.Errorf("search: snapshot: %w", err)
+		}
+	}
+	return s, nil
+}
+
+// Restore builds an engine from a snapshot and the metadata of every
+// record in it. It refuses a snapshot whose records differ from meta's, or
+// whose vectors have another dimension: the caller then re-indexes from
+// its records. Errors from the indexes wrap fts.ErrCorrupt, fts.ErrStale
+// or ann.ErrCorrupt.
+func Restore(dim int, snap Snapshot, meta map[uint32]DocMeta) (*Engine, error) {
+	e := New(dim)
+	if err := e.lex.UnmarshalBinary(snap.Literal); err != nil {
+		return nil, fmt.Errorf("search: restore: %w", err)
+	}
+	if dim > 0 {
+		vec, err := ann.Unmarshal(snap.Vectors)
+		if err != nil {
+			return nil, fmt.Errorf("search: restore: %w", err)
+		}
+		if vec.Dim() != dim {
+			return nil, fmt.Errorf("search: restore: vectors have %d dims, want %d: %w", vec.Dim(), dim, ErrDimension)
+		}
+		e.vec = vec
+	} else if len(snap.Vectors) > 0 {
+		return nil, fmt.Errorf("search: restore: vectors in a snapshot for a literal-only engine: %w", ErrDimension)
+	}
+	if e.lex.Len() != len(meta) {
+		return nil, fmt.Errorf("search: restore: snapshot has %d records, metadata %d", e.lex.Len(), len(meta))
+	}
+	for doc, m := range meta {
+		if !e.lex.Has(doc) {
+			return nil, fmt.Errorf("search: restore: record %d is not in the snapshot", doc)
+		}
+		e.docs[doc] = &docState{meta: m}
+		e.pop.add(m)
+	}
+	return e, nil
+}
