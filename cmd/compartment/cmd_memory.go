@@ -1,0 +1,407 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/compartment/compartment/internal/vault"
+)
+
+// RecentCmd lists the newest memories.
+type RecentCmd struct {
+	Limit     int    `help:"How many of the newest memories." default:"20"`
+	Namespace string `help:"Only this namespace."`
+	All       bool   `help:"Also list the reference facts the vault was seeded with."`
+	JSON      bool   `help:"Print the memories as JSON." name:"json"`
+}
+
+func (c *RecentCmd) Run(app *App) error {
+	if c.Limit < 1 {
+		return fmt.Errorf("--limit %d: use 1 or more", c.Limit)
+	}
+	v, err := app.openVault()
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	recs, err := v.Recent(vault.RecentRequest{Limit: c.Limit, Namespace: c.Namespace, All: c.All})
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		if recs == nil {
+			recs = []*vault.Record{}
+		}
+		return printJSON(app.Stdout, recs)
+	}
+	if len(recs) == 0 {
+		fmt.Fprintln(app.Stderr, "no memories yet")
+		return nil
+	}
+	for _, r := range recs {
+		mark := ""
+		if r.Quarantined {
+			mark = "  (QUARANTINED: from an untrusted source)"
+		}
+		fmt.Fprintf(app.Stdout, "%s  %s  %-12s %s%s\n", r.ID[:12], r.Created.Format("2006-01-02 15:04"), r.Namespace, r.Stamped(), mark)
+	}
+	return nil
+}
+
+// NamespacesCmd lists namespaces with counts and the caller's access.
+type NamespacesCmd struct {
+	JSON bool `help:"Print the namespaces as JSON." name:"json"`
+}
+
+func (c *NamespacesCmd) Run(app *App) error {
+	v, err := app.openVault()
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	ns, err := v.Namespaces()
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		if ns == nil {
+			ns = []vault.NamespaceInfo{}
+		}
+		return printJSON(app.Stdout, ns)
+	}
+	if len(ns) == 0 {
+		fmt.Fprintln(app.Stderr, "no namespaces yet: the first store creates one")
+		return nil
+	}
+	fmt.Fprintf(app.Stdout, "%-24s %8s %11s  %s\n", "NAMESPACE", "LIVE", "SUPERSEDED", "ACCESS")
+	for _, n := range ns {
+		fmt.Fprintf(app.Stdout, "%-24s %8d %11d  %s\n", n.Name, n.Records, n.Superseded, n.Access)
+	}
+	return nil
+}
+
+// LinkCmd records a relation.
+type LinkCmd struct {
+	Subject   string `arg:"" help:"The entity the relation starts from, e.g. Max."`
+	Predicate string `arg:"" help:"The relation, e.g. works_at."`
+	Object    string `arg:"" help:"The entity it points to, e.g. Northwind."`
+	Src       string `help:"Id of the memory the relation comes from." placeholder:"ID"`
+	From      string `help:"First day the relation holds (YYYY-MM-DD)." placeholder:"DATE"`
+	To        string `help:"Last day the relation holds (YYYY-MM-DD)." placeholder:"DATE"`
+	Namespace string `help:"Namespace (default: the source memory's, else the caller's own)."`
+	JSON      bool   `help:"Print the relation as JSON." name:"json"`
+}
+
+func (c *LinkCmd) Run(app *App) error {
+	v, err := app.openVault()
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	rel, err := v.Link(vault.LinkRequest{Subject: c.Subject, Predicate: c.Predicate, Object: c.Object,
+		Src: c.Src, From: c.From, To: c.To, Namespace: c.Namespace})
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		return printJSON(app.Stdout, rel)
+	}
+	fmt.Fprintln(app.Stdout, rel.ID)
+	return nil
+}
+
+// RelationsCmd queries the memory graph.
+type RelationsCmd struct {
+	Entity    string `help:"Subject or object (case-insensitive)."`
+	Subject   string `help:"Subject (case-insensitive)."`
+	Predicate string `help:"Predicate (case-insensitive)."`
+	Object    string `help:"Object (case-insensitive)."`
+	AsOf      string `help:"Only relations valid on this day (YYYY-MM-DD)." placeholder:"DATE"`
+	Namespace string `help:"Only this namespace."`
+	Limit     int    `help:"At most this many relations." default:"500"`
+	JSON      bool   `help:"Print the result as JSON." name:"json"`
+}
+
+func (c *RelationsCmd) Run(app *App) error {
+	v, err := app.openVault()
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	res, err := v.Relations(vault.RelationQuery{Entity: c.Entity, Subject: c.Subject, Predicate: c.Predicate,
+		Object: c.Object, AsOf: c.AsOf, Namespace: c.Namespace, Limit: c.Limit})
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		if res.Relations == nil {
+			res.Relations = []*vault.Relation{}
+		}
+		return printJSON(app.Stdout, res)
+	}
+	for _, r := range res.Relations {
+		fmt.Fprintf(app.Stdout, "%s  %s %s %s%s\n", r.ID, r.Subject, r.Predicate, r.Object, validity(r))
+	}
+	if len(res.Relations) == 0 {
+		fmt.Fprintln(app.Stderr, "no relations match")
+	}
+	if res.Truncated {
+		fmt.Fprintf(app.Stderr, "truncated at %d: narrow the query or raise --limit\n", len(res.Relations))
+	}
+	return nil
+}
+
+// validity prints a relation's window, if it has one.
+func validity(r *vault.Relation) string {
+	if r.From == "" && r.To == "" {
+		return ""
+	}
+	from, to := r.From, r.To
+	if from == "" {
+		from = "…"
+	}
+	if to == "" {
+		to = "…"
+	}
+	return fmt.Sprintf("  [%s to %s]", from, to)
+}
+
+// UnlinkCmd removes a relation.
+type UnlinkCmd struct {
+	ID   string `arg:"" help:"Relation id."`
+	JSON bool   `help:"Print the result as JSON." name:"json"`
+}
+
+func (c *UnlinkCmd) Run(app *App) error {
+	v, err := app.openVault()
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	id := strings.ToLower(strings.TrimSpace(c.ID))
+	if err := v.Unlink(id); err != nil {
+		return err
+	}
+	if c.JSON {
+		return printJSON(app.Stdout, map[string]any{"id": id, "unlinked": true})
+	}
+	fmt.Fprintf(app.Stdout, "unlinked %s\n", id)
+	return nil
+}
+
+// ExpireCmd runs the expiry sweep by hand, whatever expire_memories says.
+type ExpireCmd struct {
+	JSON bool `help:"Print the result as JSON." name:"json"`
+}
+
+func (c *ExpireCmd) Run(app *App) error {
+	v, err := app.openVault()
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	ids, err := v.Expire()
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		if ids == nil {
+			ids = []string{}
+		}
+		return printJSON(app.Stdout, map[string]any{"expired": ids, "count": len(ids)})
+	}
+	fmt.Fprintf(app.Stdout, "removed %d expired memories\n", len(ids))
+	return nil
+}
+
+// AuditCmd checks or re-anchors the audit chain.
+type AuditCmd struct {
+	Verify AuditVerifyCmd `cmd:"" help:"Check the hash chain for edited, removed or reordered entries."`
+	Repair AuditRepairCmd `cmd:"" help:"Acknowledge reported breaks so later checks pass (they stay on record)."`
+}
+
+// AuditVerifyCmd checks the chain; it exits 1 when it is broken.
+type AuditVerifyCmd struct {
+	JSON bool `help:"Print the report as JSON." name:"json"`
+}
+
+func (c *AuditVerifyCmd) Run(app *App) error {
+	v, err := app.openVault()
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	rep, err := v.AuditVerify()
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		if err := printJSON(app.Stdout, rep); err != nil {
+			return err
+		}
+	} else {
+		printAudit(app, rep)
+	}
+	if !rep.OK {
+		return &exitError{code: 1, err: fmt.Errorf("audit chain broken in %d places: if you know why (a restore from backup, a deliberate edit), `compartment audit repair --yes` acknowledges them", len(rep.Breaks))}
+	}
+	return nil
+}
+
+func printAudit(app *App, rep vault.AuditReport) {
+	w := app.Stdout
+	head := rep.Head
+	if len(head) > 16 {
+		head = head[:16]
+	}
+	fmt.Fprintf(w, "entries        %d, head %s\n", rep.Entries, head)
+	for _, b := range rep.Breaks {
+		fmt.Fprintf(w, "break          entry %d: %s\n", b.Seq, b.Reason)
+	}
+	for _, b := range rep.Acknowledged {
+		fmt.Fprintf(w, "acknowledged   entry %d: %s\n", b.Seq, b.Reason)
+	}
+	if rep.OK {
+		fmt.Fprintln(w, "chain          intact")
+	}
+}
+
+// AuditRepairCmd re-anchors the chain after breaks the user has seen.
+type AuditRepairCmd struct {
+	Yes  bool `help:"Confirm: acknowledge every break that audit verify reports."`
+	JSON bool `help:"Print the report as JSON." name:"json"`
+}
+
+func (c *AuditRepairCmd) Run(app *App) error {
+	v, err := app.openVault()
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	rep, err := v.AuditVerify()
+	if err != nil {
+		return err
+	}
+	if !rep.OK && !c.Yes {
+		printAudit(app, rep)
+		return &exitError{code: 1, err: errors.New("nothing was changed: these breaks may mean the vault was tampered with; once you know why, rerun with --yes to acknowledge them")}
+	}
+	repaired := !rep.OK
+	if repaired {
+		if rep, err = v.AuditRepair(); err != nil {
+			return err
+		}
+	}
+	if c.JSON {
+		return printJSON(app.Stdout, map[string]any{"repaired": repaired, "report": rep})
+	}
+	printAudit(app, rep)
+	if !repaired {
+		fmt.Fprintln(app.Stderr, "nothing to repair")
+	}
+	return nil
+}
+
+// ConfigCmd reads and changes settings in <vault>.config.json. The file is
+// plaintext and holds no secret, so no unlock is needed.
+type ConfigCmd struct {
+	Get ConfigGetCmd `cmd:"" help:"Print one setting, or all of them."`
+	Set ConfigSetCmd `cmd:"" help:"Change one setting (refused with the allowed values if invalid)."`
+}
+
+// ConfigGetCmd prints settings.
+type ConfigGetCmd struct {
+	Key  string `arg:"" optional:"" help:"Setting name (default: every setting)."`
+	JSON bool   `help:"Print as JSON." name:"json"`
+}
+
+func (c *ConfigGetCmd) Run(app *App) error {
+	cfg, err := app.loadConfig()
+	if err != nil {
+		return err
+	}
+	all, err := settingsMap(cfg.Settings)
+	if err != nil {
+		return err
+	}
+	if c.Key != "" {
+		val, ok := all[c.Key]
+		if !ok {
+			return fmt.Errorf("unknown setting %q: known settings are %s", c.Key, strings.Join(sortedKeys(all), ", "))
+		}
+		if c.JSON {
+			return printJSON(app.Stdout, map[string]any{c.Key: val})
+		}
+		fmt.Fprintln(app.Stdout, val)
+		return nil
+	}
+	if c.JSON {
+		return printJSON(app.Stdout, all)
+	}
+	for _, k := range sortedKeys(all) {
+		fmt.Fprintf(app.Stdout, "%-28s %v\n", k, all[k])
+	}
+	return nil
+}
+
+// ConfigSetCmd changes one setting.
+type ConfigSetCmd struct {
+	Key   string `arg:"" help:"Setting name."`
+	Value string `arg:"" help:"New value (true/false, a number, or text)."`
+	JSON  bool   `help:"Print the new settings as JSON." name:"json"`
+}
+
+func (c *ConfigSetCmd) Run(app *App) error {
+	cfg, err := app.loadConfig()
+	if err != nil {
+		return err
+	}
+	if err := cfg.SetSetting(c.Key, c.Value); err != nil {
+		return err
+	}
+	if err := cfg.Save(app.Vault); err != nil {
+		return err
+	}
+	all, err := settingsMap(cfg.Settings)
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		return printJSON(app.Stdout, all)
+	}
+	fmt.Fprintf(app.Stdout, "%s = %v (running servers pick it up when they next open the vault)\n", c.Key, all[c.Key])
+	return nil
+}
+
+// loadConfig reads the settings of an existing vault.
+func (app *App) loadConfig() (*vault.Config, error) {
+	if _, err := os.Stat(app.Vault); err != nil {
+		return nil, fmt.Errorf("no vault at %s: create one with `compartment init` (or pass --vault)", app.Vault)
+	}
+	return vault.LoadConfig(app.Vault)
+}
+
+func settingsMap(s vault.Settings) (map[string]any, error) {
+	raw, err := json.Marshal(s)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/compartment/compartment/internal/mcp"
+	"github.com/compartment/compartment/internal/vault"
+	"github.com/compartment/compartment/vaultfmt"
+)
+
+// ServeCmd runs the MCP stdio server agents talk to.
+//
+// The caller identity is the global --caller flag and nothing else: the
+// clientInfo.name a client sends is logged, never trusted (see
+// internal/mcp's package doc).
+type ServeCmd struct {
+	Debug bool `help:"Log every tool call (to stderr)."`
+}
+
+func (c *ServeCmd) Run(app *App) error {
+	level := slog.LevelInfo
+	if c.Debug {
+		level = slog.LevelDebug
+	}
+	log := slog.New(slog.NewTextHandler(app.Stderr, &slog.HandlerOptions{Level: level}))
+	enc, err := app.encoder()
+	if err != nil {
+		return err
+	}
+	now, err := testClock()
+	if err != nil {
+		return err
+	}
+	open := func(u vaultfmt.Unlock) (*vault.Vault, error) {
+		// A passphrase from memory_unlock or the environment needs the
+		// second factor given on the command line, if any.
+		if len(u.Passphrase) > 0 && len(u.Keyfile) == 0 {
+			kf, err := app.readKeyfile()
+			if err != nil {
+				return nil, err
+			}
+			u.Keyfile = kf
+		}
+		return vault.Open(app.Vault, vault.Options{Unlock: u, Caller: app.Caller, Encoder: enc, Now: now})
+	}
+	if _, err := os.Stat(app.Vault); err != nil {
+		log.Warn("no vault here yet: tools will fail until `compartment init` creates one", "vault", app.Vault)
+	}
+	// The protocol owns stdout. Anything else that prints to os.Stdout
+	// (a library, a stray debug line) would corrupt the stream, so it is
+	// pointed at stderr for the life of the server.
+	out := app.Stdout
+	if out == os.Stdout {
+		os.Stdout = os.Stderr
+		defer func() { os.Stdout = out.(*os.File) }()
+	}
+	srv := mcp.New(mcp.Options{
+		VaultPath: app.Vault, Open: open, Keyfile: app.readKeyfile,
+		Caller: app.Caller, Version: version, Log: log,
+	})
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	log.Info("serving MCP on stdio", "vault", app.Vault, "caller", app.Caller, "version", version)
+	return srv.Serve(ctx, app.Stdin, out)
+}
+
+// testClock reads COMPARTMENT_NOW, a TEST-ONLY override of today's date
+// (YYYY-MM-DD or RFC 3339) for the expiry tests: the server's clock runs
+// from that moment on. Unset, the real clock is used.
+func testClock() (func() time.Time, error) {
+	s := os.Getenv("COMPARTMENT_NOW")
+	if s == "" {
+		return nil, nil
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		t, err = time.ParseInLocation(vault.DateLayout, s, time.Local)
+		t = t.Add(12 * time.Hour) // midday: the same calendar day in any zone nearby
+	}
+	if err != nil {
+		return nil, fmt.Errorf("COMPARTMENT_NOW=%q: use YYYY-MM-DD or an RFC 3339 time (test-only setting)", s)
+	}
+	offset := time.Until(t)
+	return func() time.Time { return time.Now().Add(offset).UTC() }, nil
+}
