@@ -36,8 +36,25 @@ func (h *minHeap) pop() cand {
 	last := len(s) - 1
 	s[0] = s[last]
 	s = s[:last]
-	siftDown(s, 0, closer)
 	*h = s
+	// Sift down, written out rather than shared with maxHeap: a comparison
+	// passed as a func value costs an indirect call per step.
+	n, i := len(s), 0
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		m := l
+		if r := l + 1; r < n && closer(s[r], s[l]) {
+			m = r
+		}
+		if !closer(s[m], s[i]) {
+			break
+		}
+		s[i], s[m] = s[m], s[i]
+		i = m
+	}
 	return top
 }
 
@@ -52,7 +69,7 @@ func (h *maxHeap) push(c cand) {
 	i := len(s) - 1
 	for i > 0 {
 		p := (i - 1) / 2
-		if !farther(s[i], s[p]) {
+		if !closer(s[p], s[i]) {
 			break
 		}
 		s[i], s[p] = s[p], s[i]
@@ -66,28 +83,24 @@ func (h *maxHeap) pop() cand {
 	last := len(s) - 1
 	s[0] = s[last]
 	s = s[:last]
-	siftDown(s, 0, farther)
 	*h = s
-	return top
-}
-
-func siftDown(s []cand, i int, before func(a, b cand) bool) {
-	n := len(s)
+	n, i := len(s), 0
 	for {
 		l := 2*i + 1
 		if l >= n {
-			return
+			break
 		}
-		best := l
-		if r := l + 1; r < n && before(s[r], s[l]) {
-			best = r
+		m := l
+		if r := l + 1; r < n && closer(s[l], s[r]) {
+			m = r
 		}
-		if !before(s[best], s[i]) {
-			return
+		if !closer(s[i], s[m]) {
+			break
 		}
-		s[i], s[best] = s[best], s[i]
-		i = best
+		s[i], s[m] = s[m], s[i]
+		i = m
 	}
+	return top
 }
 
 // topK keeps the k best hits seen so far in a min-heap whose root is the

@@ -4,7 +4,8 @@ thread, and prints FAISS's numbers beside ours with the ratios.
 
 Usage: faiss_bench.py DIR   (DIR holds base.npy, queries.npy, ours.json)
 
-Latency is timed per query, one query per call, as compartment's is. A
+Latency is timed per query, one query per call, fastest of three passes
+per query, as compartment's is. A
 Python call costs FAISS a few microseconds per query, so the batch rate
 (all queries in one call, still one thread) is printed too as FAISS's best
 case.
@@ -26,12 +27,15 @@ def percentile_ms(samples, q):
 def time_queries(index, xq, k):
     for q in xq[:100]:  # warm-up, as the Go harness does
         index.search(q[None, :], k)
-    lat, found = [], []
-    for q in xq:
-        t = time.perf_counter()
-        _, ids = index.search(q[None, :], k)
-        lat.append(time.perf_counter() - t)
-        found.append(ids[0])
+    # Each query's fastest of three passes, as the Go harness times ours.
+    lat, found = [float("inf")] * len(xq), []
+    for p in range(3):
+        for i, q in enumerate(xq):
+            t = time.perf_counter()
+            _, ids = index.search(q[None, :], k)
+            lat[i] = min(lat[i], time.perf_counter() - t)
+            if p == 0:
+                found.append(ids[0])
     t = time.perf_counter()
     index.search(xq, k)
     batch_ms = (time.perf_counter() - t) / len(xq) * 1e3
