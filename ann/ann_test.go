@@ -232,7 +232,7 @@ func TestHNSWRecall(t *testing.T) {
 		}
 		t.Run(st.String(), func(t *testing.T) {
 			vecs := clustered(10, n, 384)
-			h := NewHNSW(384, Options{Storage: st, })
+			h := NewHNSW(384, Options{Storage: st})
 			e := NewExact(384, Options{Storage: st})
 			start := time.Now()
 			fill(t, h, vecs)
