@@ -227,6 +227,9 @@ func (c *daemonClient) get() (net.Conn, error) {
 		conn.Close()
 		return nil, &errWrongModel{served: hello}
 	}
+	c.mu.Lock()
+	c.pid = hello.PID // a restarted daemon has a new pid
+	c.mu.Unlock()
 	return conn, nil
 }
 

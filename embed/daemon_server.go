@@ -48,10 +48,17 @@ type daemon struct {
 	log     *log.Logger
 	stop    context.CancelFunc
 
-	mu      sync.Mutex
-	clients int         // connections that said hello and are still open
-	timer   *time.Timer // fires the idle exit while clients == 0
+	mu       sync.Mutex
+	clients  int         // connections that said hello and are still open
+	timer    *time.Timer // fires the idle exit while clients == 0
+	inflight int         // requests being embedded
+	trimmer  *time.Timer // trims memory after a quiet spell
 }
+
+// trimAfter is the quiet spell after the last request before the daemon
+// hands its scratch memory back: short enough that an idle daemon is
+// small, long enough that a burst of requests does not pay for it.
+const trimAfter = 250 * time.Millisecond
 
 // RunDaemon loads the model once and serves it on a Unix socket until ctx
 // ends, a client asks it to stop, or nobody has used it for the idle time.
@@ -71,6 +78,7 @@ func RunDaemon(ctx context.Context, opts DaemonOptions) error {
 		return err
 	}
 	defer lock.Close()
+	tuneCHeap()
 	ref, m, err := resolveModel(opts.Model)
 	if err != nil {
 		return err
@@ -121,6 +129,8 @@ func (d *daemon) serve(ctx context.Context, ln net.Listener) error {
 	}()
 	d.mu.Lock()
 	d.timer = time.AfterFunc(d.idle, d.idleExit)
+	d.trimmer = time.AfterFunc(time.Hour, d.trimIfQuiet)
+	d.trimmer.Stop()
 	d.mu.Unlock()
 	trimResident()
 	d.log.Printf("serving %s (sha256 %s) on %s, pid %d", d.hello.Info.Name, d.hello.Info.SHA256, ln.Addr(), os.Getpid())
@@ -165,6 +175,27 @@ func (d *daemon) join() {
 	d.clients++
 	d.timer.Stop()
 	d.mu.Unlock()
+}
+
+// working brackets one embedding request; the last one out arms the
+// memory trim.
+func (d *daemon) working(delta int) {
+	d.mu.Lock()
+	d.inflight += delta
+	if d.inflight == 0 {
+		d.trimmer.Reset(trimAfter)
+	}
+	d.mu.Unlock()
+}
+
+// trimIfQuiet gives scratch memory back unless requests came in since.
+func (d *daemon) trimIfQuiet() {
+	d.mu.Lock()
+	quiet := d.inflight == 0
+	d.mu.Unlock()
+	if quiet {
+		trimResident()
+	}
 }
 
 func (d *daemon) leave() {
@@ -235,8 +266,12 @@ func (d *daemon) answer(body []byte, joined bool) (reply []byte, hello bool) {
 	case !joined:
 		return encodeError(errors.New("embed: hello first")), false
 	case op == opDocs:
+		d.working(+1)
+		defer d.working(-1)
 		return d.embedDocs(rest), false
 	case op == opQuery:
+		d.working(+1)
+		defer d.working(-1)
 		return d.embedQuery(rest), false
 	}
 	return encodeError(fmt.Errorf("embed: unknown op 0x%02x", op)), false

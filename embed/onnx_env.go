@@ -42,3 +42,13 @@ func ensureORT(setting string) (string, error) {
 // trimCHeap returns the C heap's free pages (ONNX Runtime's start-up
 // scratch) to the system.
 func trimCHeap() { C.malloc_trim(0) }
+
+// tuneCHeap keeps the daemon's C heap from holding on to memory: at most
+// two arenas (glibc gives each allocating thread its own, and ONNX
+// Runtime's workers each keep one full of freed buffers), and blocks of
+// 1 MiB or more (attention scores, activations of a long batch) mapped and
+// unmapped directly instead of being kept in an arena for next time.
+func tuneCHeap() {
+	C.mallopt(C.M_ARENA_MAX, 2)
+	C.mallopt(C.M_MMAP_THRESHOLD, 1<<20)
+}

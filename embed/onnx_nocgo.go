@@ -11,3 +11,6 @@ func openONNX(m *Manifest, dir, runtimeLib string) (Encoder, error) {
 
 // trimCHeap has no C heap to trim without cgo.
 func trimCHeap() {}
+
+// tuneCHeap has no C heap to tune without cgo.
+func tuneCHeap() {}
