@@ -25,6 +25,31 @@ func (v *Vault) Append(changes []Change) error {
 	})
 }
 
+// Update is Append for changes that depend on the vault's contents: under
+// the exclusive writer lock it catches up with other writers (feeding the
+// handler), then calls build, which sees the up-to-date state, and appends
+// what it returns with one fsync. No other writer can slip in between, so
+// sequence numbers and chained entries computed by build never collide.
+// Nothing is written when build fails or returns no changes.
+func (v *Vault) Update(build func() ([]Change, error)) error {
+	if err := v.writable(); err != nil {
+		return err
+	}
+	return v.withLock(lockExclusive, func() error {
+		if err := v.catchUp(true); err != nil {
+			return err
+		}
+		changes, err := build()
+		if err != nil || len(changes) == 0 {
+			return err
+		}
+		if err := checkChanges(changes); err != nil {
+			return err
+		}
+		return v.appendLocked(changes)
+	})
+}
+
 // Refresh feeds the handler whatever other processes wrote since the last
 // look. It is cheap when nothing changed (one stat).
 func (v *Vault) Refresh() error {

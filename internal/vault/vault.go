@@ -190,14 +190,16 @@ func (v *Vault) update(build func() ([]vaultfmt.Change, error)) error {
 	if v.file == nil {
 		return ErrLocked
 	}
-	if err := v.file.Refresh(); err != nil {
-		return err
-	}
-	changes, err := build()
-	if err != nil || len(changes) == 0 {
-		return err
-	}
-	if err := v.file.Append(changes); err != nil {
+	var changes []vaultfmt.Change
+	err := v.file.Update(func() ([]vaultfmt.Change, error) {
+		var err error
+		changes, err = build()
+		return changes, err
+	})
+	if err != nil {
+		if errors.Is(err, ErrInvalid) || errors.Is(err, ErrDenied) {
+			return err
+		}
 		return fmt.Errorf("write vault %s: %w (nothing was stored)", v.path, err)
 	}
 	for _, c := range changes {
