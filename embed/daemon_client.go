@@ -32,14 +32,17 @@ const daemonStartTimeout = 20 * time.Second
 // once per user rather than once per process. When the daemon cannot be
 // used (COMPARTMENT_EMBED_DAEMON=0, no way to start it, or it serves
 // another model and is busy), the model is loaded in this process instead.
-// Either way the encoder's Info describes the model whose vectors it
-// returns, and it never returns vectors of any other model.
+// The bundled static model always loads in this process: it is part of
+// the binary and opens in milliseconds, so a daemon would only add a
+// socket round trip. Either way the encoder's Info describes the model
+// whose vectors it returns, and it never returns vectors of any other
+// model.
 func Open(opts LoadOptions) (Encoder, error) {
 	ref, m, err := resolveModel(opts)
 	if err != nil {
 		return nil, err
 	}
-	if os.Getenv(EnvEmbedDaemon) == "0" {
+	if os.Getenv(EnvEmbedDaemon) == "0" || ref.Kind == refStatic {
 		return openRef(ref, m, opts.RuntimeLib)
 	}
 	c := &daemonClient{socket: DaemonSocketPath(), ref: ref, manifest: m, runtimeLib: opts.RuntimeLib}

@@ -155,9 +155,15 @@ func daemonModel(t *testing.T) string {
 		}
 		return abs
 	}
-	fmt.Fprintln(os.Stderr, "!!! ONNX Runtime absent: daemon tests use the static model; run `make setup`")
-	return StaticModel
+	fmt.Fprintln(os.Stderr, "!!! ONNX Runtime absent: daemon tests serve the static model as a test model; run `make setup`")
+	return testStaticModel
 }
+
+// testStaticModel is the bundled static model under a test name, so it
+// goes through the daemon (Open keeps the static model in-process).
+const testStaticModel = "test:static"
+
+func init() { testEncoders[testStaticModel] = OpenStatic }
 
 func ortLibPresent() bool {
 	if os.Getenv(EnvORTLib) != "" {
