@@ -136,13 +136,13 @@ func TestONNXCLIEmbedThroughDaemon(t *testing.T) {
 		t.Fatalf("installed = %+v", installed)
 	}
 	var out struct {
-		Dim       int        `json:"dim"`
-		Model     string     `json:"model"`
-		SHA256    string     `json:"sha256"`
-		Tokens    int        `json:"tokens"`
-		Windows   [][2]int   `json:"windows"`
-		Vector    []float64  `json:"vector"`
-		DaemonPID int        `json:"daemon_pid"`
+		Dim       int       `json:"dim"`
+		Model     string    `json:"model"`
+		SHA256    string    `json:"sha256"`
+		Tokens    int       `json:"tokens"`
+		Windows   [][2]int  `json:"windows"`
+		Vector    []float64 `json:"vector"`
+		DaemonPID int       `json:"daemon_pid"`
 	}
 	e.json(&out, "embed", "hello world", "--model", "tiny", "--json")
 	if out.Dim != 32 || out.Model != "tiny" || out.SHA256 != installed.SHA256 || out.Tokens != 2 ||
