@@ -121,6 +121,11 @@ type searchScratch struct {
 	sel     []cand
 	tmp     []cand
 	krows   []uint32
+	// The writer's buffers for linking a new node (insert, relink).
+	chosen, rcands  []cand
+	ids, rids, rout []uint32
+	rscores         []float32
+	rdots           []int32
 }
 
 func (h *HNSW) scratch() *searchScratch {
@@ -313,13 +318,13 @@ func (h *HNSW) insert(id uint32, q *query) {
 		found := s.drainSorted()
 		cur = found[0]
 		// relink below reuses the heuristic's buffer, so keep a copy.
-		chosen := slices.Clone(h.selectNeighbours(found, h.m, s))
-		ids := make([]uint32, len(chosen))
-		for i, c := range chosen {
-			ids[i] = c.id
+		s.chosen = append(s.chosen[:0], h.selectNeighbours(found, h.m, s)...)
+		s.ids = s.ids[:0]
+		for _, c := range s.chosen {
+			s.ids = append(s.ids, c.id)
 		}
-		h.setLinks(id, l, ids)
-		for _, c := range chosen {
+		h.setLinks(id, l, s.ids)
+		for _, c := range s.chosen {
 			h.linkBack(c.id, id, c.dist, l, s)
 		}
 	}
@@ -376,19 +381,21 @@ func (h *HNSW) linkBack(nb, id uint32, dist float32, level int, s *searchScratch
 		b[0]++
 		return
 	}
-	h.relink(nb, level, append(slices.Clone(links), id), s)
+	s.rids = append(append(s.rids[:0], links...), id)
+	h.relink(nb, level, s.rids, s)
 }
 
 // relink replaces nb's links at level by the heuristic's choice among ids.
 func (h *HNSW) relink(nb uint32, level int, ids []uint32, s *searchScratch) {
 	nq := h.st.rowQuery(int(nb))
-	scores := make([]float32, len(ids))
-	dots := make([]int32, len(ids))
-	h.st.scoreRows(&nq, ids, scores, dots)
-	cands := make([]cand, len(ids))
+	s.rscores = growSlice(s.rscores, len(ids))
+	s.rdots = growSlice(s.rdots, len(ids))
+	h.st.scoreRows(&nq, ids, s.rscores, s.rdots)
+	cands := s.rcands[:0]
 	for i, x := range ids {
-		cands[i] = cand{dist: -scores[i], id: x}
+		cands = append(cands, cand{dist: -s.rscores[i], id: x})
 	}
+	s.rcands = cands
 	slices.SortFunc(cands, func(a, b cand) int {
 		if closer(a, b) {
 			return -1
@@ -399,10 +406,11 @@ func (h *HNSW) relink(nb uint32, level int, ids []uint32, s *searchScratch) {
 		return 0
 	})
 	chosen := h.selectNeighbours(cands, h.maxLinks(level), s)
-	out := make([]uint32, len(chosen))
-	for i, c := range chosen {
-		out[i] = c.id
+	out := s.rout[:0]
+	for _, c := range chosen {
+		out = append(out, c.id)
 	}
+	s.rout = out
 	h.setLinks(nb, level, out)
 }
 

@@ -27,15 +27,14 @@ label: \
 	IMULQ stride, AX; \
 	LEAQ (R8)(AX*1), DI
 
-// PREFETCHNEXT pulls the next gathered row into L1 while this one is
-// scored: graph search visits rows in no order the hardware can predict.
-#define PREFETCHNEXT(label, skip, stride) \
-	TESTQ R9, R9; \
-	JZ skip; \
-	LEAQ 1(DX), AX; \
-	CMPQ AX, R12; \
-	JGE skip; \
-	MOVL (R9)(AX*4), AX; \
+// Graph search visits rows in no order the hardware can predict, so a
+// gather prefetches the rows PFDIST places ahead of the one it scores,
+// keeping several rows' worth of cache misses in flight.
+#define PFDIST 3
+
+// PREFETCHROW pulls every cache line of the row listed at position CX.
+#define PREFETCHROW(label, stride) \
+	MOVL (R9)(CX*4), AX; \
 	IMULQ stride, AX; \
 	ADDQ R8, AX; \
 	MOVQ stride, R10; \
@@ -43,7 +42,31 @@ label: \
 	PREFETCHT0 (AX); \
 	ADDQ $64, AX; \
 	SUBQ $64, R10; \
-	JGT label; \
+	JGT label
+
+// PREFETCHFIRST prefetches the first PFDIST listed rows (gathers only).
+#define PREFETCHFIRST(loop, pf, done, stride) \
+	TESTQ R9, R9; \
+	JZ done; \
+	XORQ CX, CX; \
+loop: \
+	CMPQ CX, R12; \
+	JGE done; \
+	CMPQ CX, $PFDIST; \
+	JGE done; \
+	PREFETCHROW(pf, stride); \
+	INCQ CX; \
+	JMP loop; \
+done:
+
+// PREFETCHNEXT prefetches the row PFDIST places after output DX.
+#define PREFETCHNEXT(label, skip, stride) \
+	TESTQ R9, R9; \
+	JZ skip; \
+	LEAQ PFDIST(DX), CX; \
+	CMPQ CX, R12; \
+	JGE skip; \
+	PREFETCHROW(label, stride); \
 skip:
 
 // LOADARGS loads the shared registers; an empty rows slice means
@@ -66,6 +89,8 @@ label: \
 TEXT ·dotF32AVX2(SB), NOSPLIT, $0-96
 	LOADARGS(f32a2_args)
 	LEAQ 0(BX*4), R13
+
+	PREFETCHFIRST(f32a2_pfl, f32a2_pff, f32a2_pfd, R13)
 
 f32a2_row:
 	CMPQ DX, R12
@@ -149,6 +174,8 @@ TEXT ·dotF32AVX512(SB), NOSPLIT, $0-96
 	DECL  AX
 	KMOVW AX, K1
 
+	PREFETCHFIRST(f32a5_pfl, f32a5_pff, f32a5_pfd, R13)
+
 f32a5_row:
 	CMPQ DX, R12
 	JGE  f32a5_done
@@ -218,6 +245,8 @@ f32a5_done:
 // func dotI8AVX2(q, m []int8, rows []uint32, out []int32)
 TEXT ·dotI8AVX2(SB), NOSPLIT, $0-96
 	LOADARGS(i8a2_args)
+
+	PREFETCHFIRST(i8a2_pfl, i8a2_pff, i8a2_pfd, BX)
 
 i8a2_row:
 	CMPQ DX, R12
@@ -347,6 +376,8 @@ i8v_qtail:
 	REDUCEZ
 	VMOVD      X0, R13
 	SHLL       $7, R13
+
+	PREFETCHFIRST(i8v_pfl, i8v_pff, i8v_pfd, BX)
 
 i8v_row:
 	CMPQ DX, R12
