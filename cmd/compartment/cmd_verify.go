@@ -101,15 +101,6 @@ func printVerify(app *App, out verifyOutput) {
 	}
 }
 
-// quietCredential returns a credential available without asking.
-func (app *App) quietCredential() (vaultfmt.Unlock, bool) {
-	keyfile, _ := app.readKeyfile()
-	if env := os.Getenv("COMPARTMENT_PASSPHRASE"); env != "" {
-		return vaultfmt.Unlock{Passphrase: []byte(env), Keyfile: keyfile}, true
-	}
-	return vaultfmt.Unlock{}, false
-}
-
 // compartmentHome is ~/.compartment: identity key, models, benchmarks.
 func compartmentHome() string {
 	home, err := os.UserHomeDir()
@@ -142,40 +133,5 @@ func (c *RekeyCmd) Run(app *App) error {
 		return err
 	}
 	fmt.Fprintln(app.Stdout, "passphrase changed: every key slot was rewritten; the old passphrase no longer opens the vault")
-	return nil
-}
-
-// LockCmd flushes the vault and (with --sign) signs it.
-type LockCmd struct {
-	Sign bool `help:"Sign the vault's manifest with your identity key, so a recipient can check it with verify."`
-	JSON bool `help:"Print the result as JSON." name:"json"`
-}
-
-func (c *LockCmd) Run(app *App) error {
-	v, err := app.openVault()
-	if err != nil {
-		return err
-	}
-	defer v.Close()
-	signer := ""
-	if c.Sign {
-		key, err := vault.LoadIdentity(compartmentHome())
-		if err != nil {
-			return err
-		}
-		if err := v.Sign(key); err != nil {
-			return err
-		}
-		signer = vault.Fingerprint(key.Public().(ed25519.PublicKey))
-	} else if err := v.Flush(); err != nil {
-		return err
-	}
-	if c.JSON {
-		return printJSON(app.Stdout, map[string]any{"locked": true, "signed": c.Sign, "signer": signer})
-	}
-	fmt.Fprintln(app.Stdout, "vault flushed and compacted; locked")
-	if c.Sign {
-		fmt.Fprintf(app.Stdout, "signed with identity key %s\n", signer)
-	}
 	return nil
 }

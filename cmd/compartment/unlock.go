@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/compartment/compartment/internal/session"
 	"github.com/compartment/compartment/internal/vault"
 	"github.com/compartment/compartment/vaultfmt"
 )
@@ -86,21 +87,55 @@ func (app *App) newPassphrase(fromStdin, allowEnv bool) ([]byte, error) {
 	return pass, nil
 }
 
-// readKeyfile reads the keyfile named by --keyfile, if any.
+// readKeyfile reads the keyfile named by --keyfile, else the one whose
+// location the vault remembers (two-factor unlock), else none.
 func (app *App) readKeyfile() ([]byte, error) {
-	if app.Keyfile == "" {
-		return nil, nil
-	}
-	data, err := os.ReadFile(app.Keyfile)
-	if err != nil {
-		return nil, fmt.Errorf("read keyfile: %w", err)
-	}
-	return data, nil
+	return session.KeyfileFor(app.Vault, app.Keyfile)
 }
 
-// credential finds a way to unlock the vault without asking, or asks on
-// the terminal: COMPARTMENT_PASSPHRASE, then a prompt.
+// credential finds a way to unlock the vault, in order: the unlock session
+// (`compartment unlock`, no Argon2id), COMPARTMENT_PASSPHRASE, then a
+// prompt on the terminal.
 func (app *App) credential() (vaultfmt.Unlock, error) {
+	if u, ok := app.sessionCredential(); ok {
+		return u, nil
+	}
+	return app.passphraseCredential()
+}
+
+// quietCredential returns a credential available without asking: the
+// unlock session, then COMPARTMENT_PASSPHRASE.
+func (app *App) quietCredential() (vaultfmt.Unlock, bool) {
+	if u, ok := app.sessionCredential(); ok {
+		return u, true
+	}
+	if env := os.Getenv("COMPARTMENT_PASSPHRASE"); env != "" {
+		keyfile, _ := app.readKeyfile()
+		return vaultfmt.Unlock{Passphrase: []byte(env), Keyfile: keyfile}, true
+	}
+	return vaultfmt.Unlock{}, false
+}
+
+// sessionCredential takes the master key from this vault's unlock session.
+// Picking it up counts as use for auto-lock, and an idle-expired session is
+// locked here instead.
+func (app *App) sessionCredential() (vaultfmt.Unlock, bool) {
+	s, err := session.For(app.Vault)
+	if err != nil {
+		return vaultfmt.Unlock{}, false
+	}
+	key, _, err := s.MasterKey()
+	if err != nil {
+		return vaultfmt.Unlock{}, false
+	}
+	return vaultfmt.Unlock{MasterKey: key}, true
+}
+
+// passphraseCredential asks for the passphrase (COMPARTMENT_PASSPHRASE,
+// else the terminal), with the keyfile when the vault needs one. It skips
+// the session: commands that change key slots use it to prove the
+// passphrase.
+func (app *App) passphraseCredential() (vaultfmt.Unlock, error) {
 	keyfile, err := app.readKeyfile()
 	if err != nil {
 		return vaultfmt.Unlock{}, err

@@ -1,0 +1,320 @@
+package main
+
+import (
+	"crypto/ed25519"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/compartment/compartment/internal/session"
+	"github.com/compartment/compartment/internal/vault"
+	"github.com/compartment/compartment/vaultfmt"
+)
+
+// UnlockCmd unlocks the vault for every process of this user until reboot,
+// lock or auto-lock.
+type UnlockCmd struct {
+	PassphraseStdin bool `help:"Read the passphrase from the first line of stdin."`
+	Once            bool `help:"Let exactly one process in: the first command or agent to open the vault takes the credential (deleting it) and keeps the key until it exits or the vault is locked; everyone else still finds it locked."`
+	JSON            bool `help:"Print the result as JSON." name:"json"`
+}
+
+func (c *UnlockCmd) Run(app *App) error {
+	if err := vaultExists(app.Vault); err != nil {
+		return err
+	}
+	s, err := session.For(app.Vault)
+	if err != nil {
+		return err
+	}
+	if st := s.State(); st.Unlocked && !st.Once {
+		// Replacing a session with a once credential would only lock
+		// out every process that uses it now.
+		s.Touch()
+		return c.report(app, s, true)
+	}
+	keyfile, err := app.readKeyfile()
+	if err != nil {
+		return err
+	}
+	pass, err := app.currentPassphrase(c.PassphraseStdin)
+	if err != nil {
+		return err
+	}
+	if err := s.Unlock(vaultfmt.Unlock{Passphrase: pass, Keyfile: keyfile}, c.Once); err != nil {
+		return err
+	}
+	if app.Keyfile != "" {
+		if need, _ := session.NeedsKeyfile(app.Vault); need {
+			if err := session.RememberKeyfile(app.Vault, app.Keyfile); err != nil {
+				fmt.Fprintf(app.Stderr, "unlocked, but the keyfile location was not remembered: %v\n", err)
+			}
+		}
+	}
+	return c.report(app, s, false)
+}
+
+func (c *UnlockCmd) report(app *App, s *session.Session, already bool) error {
+	st := s.State()
+	if c.JSON {
+		return printJSON(app.Stdout, map[string]any{
+			"unlocked": st.Unlocked, "already": already, "once": st.Once,
+			"auto_lock_seconds": st.AutoLock.Seconds(), "credential": s.CredentialPath(),
+		})
+	}
+	idle := "never auto-locks (auto_lock_minutes = 0)"
+	if st.AutoLock > 0 {
+		idle = "auto-locks after " + st.AutoLock.String() + " without use"
+	}
+	switch {
+	case already && c.Once:
+		fmt.Fprintln(app.Stdout, "already unlocked for every process; run `compartment lock` first to let only one in")
+	case already:
+		fmt.Fprintf(app.Stdout, "already unlocked; %s\n", idle)
+	case st.Once:
+		fmt.Fprintln(app.Stdout, "unlocked for one process: the next command or agent to open the vault takes the key; everyone else still finds it locked")
+	default:
+		fmt.Fprintf(app.Stdout, "unlocked: every command and agent of yours on this machine can use the vault until reboot or `compartment lock`; it %s\n", idle)
+	}
+	return nil
+}
+
+// currentPassphrase gets the vault's passphrase: stdin when asked, else
+// COMPARTMENT_PASSPHRASE, else the terminal.
+func (app *App) currentPassphrase(fromStdin bool) ([]byte, error) {
+	if fromStdin {
+		return app.readPassphraseStdin()
+	}
+	if env := os.Getenv("COMPARTMENT_PASSPHRASE"); env != "" {
+		return []byte(env), nil
+	}
+	return promptPassphrase(fmt.Sprintf("Passphrase for %s: ", app.Vault))
+}
+
+// vaultExists refuses a path with no vault, saying how to make one.
+func vaultExists(path string) error {
+	if _, err := os.Stat(path); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("no vault at %s: create one with `compartment init`", path)
+		}
+		return err
+	}
+	return nil
+}
+
+// LockCmd flushes and compacts the vault (and with --sign signs it), then
+// locks it for every process: the credential is deleted and every process
+// holding the key drops it before its next call.
+type LockCmd struct {
+	Sign bool `help:"Sign the vault's manifest with your identity key, so a recipient can check it with verify."`
+	JSON bool `help:"Print the result as JSON." name:"json"`
+}
+
+func (c *LockCmd) Run(app *App) error {
+	if err := vaultExists(app.Vault); err != nil {
+		return err
+	}
+	u, ok := app.quietCredential()
+	if c.Sign && !ok {
+		var err error
+		if u, err = app.credential(); err != nil {
+			return err
+		}
+		ok = true
+	}
+	var flushErr error
+	signer := ""
+	if ok {
+		signer, flushErr = c.flush(app, u)
+	}
+	s, err := session.For(app.Vault)
+	if err == nil {
+		err = s.Lock()
+	}
+	if err != nil && !errors.Is(err, session.ErrNoRAMDir) {
+		return fmt.Errorf("lock: %w", err)
+	}
+	if flushErr != nil {
+		return fmt.Errorf("locked (every key dropped), but the flush failed: %w", flushErr)
+	}
+	if c.JSON {
+		return printJSON(app.Stdout, map[string]any{"locked": true, "flushed": ok, "signed": signer != "", "signer": signer})
+	}
+	if ok {
+		fmt.Fprintln(app.Stdout, "vault flushed and compacted")
+	}
+	if signer != "" {
+		fmt.Fprintf(app.Stdout, "signed with identity key %s\n", signer)
+	}
+	fmt.Fprintln(app.Stdout, "locked: every process of yours drops the key before its next call; `compartment unlock` opens it again")
+	return nil
+}
+
+// flush compacts (or signs) the vault before the lock.
+func (c *LockCmd) flush(app *App, u vaultfmt.Unlock) (signer string, err error) {
+	v, err := vault.Open(app.Vault, vault.Options{Unlock: u, Caller: app.Caller})
+	if err != nil {
+		return "", err
+	}
+	defer v.Close()
+	if !c.Sign {
+		return "", v.Flush()
+	}
+	key, err := vault.LoadIdentity(compartmentHome())
+	if err != nil {
+		return "", err
+	}
+	if err := v.Sign(key); err != nil {
+		return "", err
+	}
+	return vault.Fingerprint(key.Public().(ed25519.PublicKey)), nil
+}
+
+// TwoFACmd manages two-factor unlock: passphrase plus keyfile, both fed
+// into Argon2id, so the vault file and the passphrase open nothing without
+// the keyfile.
+type TwoFACmd struct {
+	Enable  TwoFAEnableCmd  `cmd:"" help:"Require a keyfile as well as the passphrase (--keyfile PATH: use that file, or create it there; default: generate one beside the vault)."`
+	Disable TwoFADisableCmd `cmd:"" help:"Go back to the passphrase alone."`
+	Status  TwoFAStatusCmd  `cmd:"" help:"Say whether a keyfile is required and where it is expected."`
+}
+
+// TwoFAEnableCmd adds the keyfile factor.
+type TwoFAEnableCmd struct {
+	PassphraseStdin bool `help:"Read the passphrase from the first line of stdin."`
+	JSON            bool `help:"Print the result as JSON." name:"json"`
+}
+
+func (c *TwoFAEnableCmd) Run(app *App) error {
+	if err := vaultExists(app.Vault); err != nil {
+		return err
+	}
+	if need, err := session.NeedsKeyfile(app.Vault); err != nil {
+		return err
+	} else if need {
+		return errors.New("two-factor unlock is already on; to change the keyfile, run `2fa disable` then `2fa enable`")
+	}
+	path := app.Keyfile
+	if path == "" {
+		path = app.Vault + ".keyfile"
+	}
+	pass, err := app.currentPassphrase(c.PassphraseStdin)
+	if err != nil {
+		return err
+	}
+	v, err := vault.Open(app.Vault, vault.Options{Unlock: vaultfmt.Unlock{Passphrase: pass}, Caller: app.Caller})
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	keyfile, created, err := session.LoadOrCreateKeyfile(path)
+	if err != nil {
+		return err
+	}
+	if err := v.EnableKeyfile(pass, keyfile); err != nil {
+		if created {
+			os.Remove(path)
+		}
+		return err
+	}
+	if err := session.RememberKeyfile(app.Vault, path); err != nil {
+		fmt.Fprintf(app.Stderr, "two-factor unlock is on, but the keyfile location was not remembered (%v): pass --keyfile %s when unlocking\n", err, path)
+	}
+	if c.JSON {
+		return printJSON(app.Stdout, map[string]any{"enabled": true, "keyfile": path, "generated": created})
+	}
+	if created {
+		fmt.Fprintf(app.Stdout, "generated a %d-byte keyfile at %s\n", session.NewKeyfileBytes, path)
+	}
+	fmt.Fprintf(app.Stdout, "two-factor unlock is on: the passphrase alone no longer opens the vault; the keyfile at %s is also needed (its location is remembered)\n", path)
+	fmt.Fprintln(app.Stdout, "keep a copy of the keyfile somewhere safe: without it the vault cannot be opened")
+	if app.Keyfile == "" {
+		fmt.Fprintln(app.Stdout, "it sits beside the vault for now: move it to separate media (a USB stick) and unlock once with --keyfile NEWPATH")
+	}
+	return nil
+}
+
+// TwoFADisableCmd removes the keyfile factor.
+type TwoFADisableCmd struct {
+	PassphraseStdin bool `help:"Read the passphrase from the first line of stdin."`
+	JSON            bool `help:"Print the result as JSON." name:"json"`
+}
+
+func (c *TwoFADisableCmd) Run(app *App) error {
+	if err := vaultExists(app.Vault); err != nil {
+		return err
+	}
+	if need, err := session.NeedsKeyfile(app.Vault); err != nil {
+		return err
+	} else if !need {
+		return errors.New("two-factor unlock is already off")
+	}
+	keyfile, err := app.readKeyfile()
+	if err != nil {
+		return err
+	}
+	pass, err := app.currentPassphrase(c.PassphraseStdin)
+	if err != nil {
+		return err
+	}
+	v, err := vault.Open(app.Vault, vault.Options{Unlock: vaultfmt.Unlock{Passphrase: pass, Keyfile: keyfile}, Caller: app.Caller})
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	if err := v.DisableKeyfile(pass); err != nil {
+		return err
+	}
+	if err := session.RememberKeyfile(app.Vault, ""); err != nil {
+		fmt.Fprintf(app.Stderr, "two-factor unlock is off, but the config still names the keyfile: %v\n", err)
+	}
+	if c.JSON {
+		return printJSON(app.Stdout, map[string]any{"enabled": false})
+	}
+	fmt.Fprintln(app.Stdout, "two-factor unlock is off: the passphrase alone opens the vault (the keyfile was not deleted)")
+	return nil
+}
+
+// TwoFAStatusCmd reports the keyfile factor; it needs no credential.
+type TwoFAStatusCmd struct {
+	JSON bool `help:"Print the result as JSON." name:"json"`
+}
+
+type twoFAStatus struct {
+	Enabled        bool   `json:"enabled"`
+	Keyfile        string `json:"keyfile,omitempty"`
+	KeyfilePresent bool   `json:"keyfile_present"`
+}
+
+func (c *TwoFAStatusCmd) Run(app *App) error {
+	if err := vaultExists(app.Vault); err != nil {
+		return err
+	}
+	need, err := session.NeedsKeyfile(app.Vault)
+	if err != nil {
+		return err
+	}
+	out := twoFAStatus{Enabled: need}
+	if cfg, err := vault.LoadConfig(app.Vault); err == nil && cfg.KeyfilePath != "" {
+		out.Keyfile = cfg.KeyfilePath
+		_, serr := os.Stat(cfg.KeyfilePath)
+		out.KeyfilePresent = serr == nil
+	}
+	if c.JSON {
+		return printJSON(app.Stdout, out)
+	}
+	if !need {
+		fmt.Fprintln(app.Stdout, "two-factor unlock  off (turn it on with `compartment 2fa enable`)")
+		return nil
+	}
+	fmt.Fprintln(app.Stdout, "two-factor unlock  on: passphrase and keyfile")
+	switch {
+	case out.Keyfile == "":
+		fmt.Fprintln(app.Stdout, "keyfile            location not remembered: pass --keyfile PATH when unlocking")
+	case out.KeyfilePresent:
+		fmt.Fprintf(app.Stdout, "keyfile            %s (present)\n", out.Keyfile)
+	default:
+		fmt.Fprintf(app.Stdout, "keyfile            %s (MISSING: attach the media that holds it)\n", out.Keyfile)
+	}
+	return nil
+}
