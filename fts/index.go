@@ -3,6 +3,7 @@ package fts
 import (
 	"slices"
 	"sync"
+	"unicode/utf8"
 )
 
 // Index is the literal index: a vocabulary of terms, each with the sorted
@@ -24,7 +25,8 @@ type Index struct {
 	freeSlots []uint32
 	words     int64 // Σ words of live documents, for the BM25 average length
 
-	grams map[uint64][]uint32 // padded trigram → sorted ids of live terms
+	grams    map[uint64][]uint32 // padded trigram → sorted ids of live terms
+	prefixes map[string][]uint32 // first MinVariantPrefix runes → sorted term ids
 
 	counts  []uint32  // Add's scratch, by term id: occurrences in the document
 	seen    []uint32  // Add's scratch: the term ids counted
@@ -34,6 +36,7 @@ type Index struct {
 // term is one vocabulary entry. slots is sorted; tfs is parallel to it.
 type term struct {
 	text  string
+	runes int // length in runes, for fuzzy matching
 	slots []uint32
 	tfs   []uint16
 }
@@ -49,9 +52,10 @@ type slot struct {
 // New returns an empty index.
 func New() *Index {
 	return &Index{
-		vocab: map[string]uint32{},
-		docs:  map[uint32]uint32{},
-		grams: map[uint64][]uint32{},
+		vocab:    map[string]uint32{},
+		docs:     map[uint32]uint32{},
+		grams:    map[uint64][]uint32{},
+		prefixes: map[string][]uint32{},
 	}
 }
 
@@ -138,10 +142,10 @@ func (x *Index) newTerm(text string) uint32 {
 	if n := len(x.freeTerms); n > 0 {
 		id = x.freeTerms[n-1]
 		x.freeTerms = x.freeTerms[:n-1]
-		x.terms[id] = term{text: text}
+		x.terms[id] = term{text: text, runes: utf8.RuneCountInString(text)}
 	} else {
 		id = uint32(len(x.terms))
-		x.terms = append(x.terms, term{text: text})
+		x.terms = append(x.terms, term{text: text, runes: utf8.RuneCountInString(text)})
 	}
 	x.vocab[text] = id
 	x.addGrams(id, text)

@@ -304,8 +304,8 @@ func TestReplaceAndDelete(t *testing.T) {
 	if !x.Delete(1) || x.Delete(1) {
 		t.Fatalf("Delete reported wrongly")
 	}
-	if x.Len() != 0 || x.VocabularySize() != 0 || len(x.grams) != 0 {
-		t.Fatalf("after delete: len %d vocabulary %d trigrams %d", x.Len(), x.VocabularySize(), len(x.grams))
+	if x.Len() != 0 || x.VocabularySize() != 0 || len(x.grams) != 0 || len(x.prefixes) != 0 {
+		t.Fatalf("after delete: len %d vocabulary %d trigrams %d prefixes %d", x.Len(), x.VocabularySize(), len(x.grams), len(x.prefixes))
 	}
 	if r := x.Search("submarine"); r.Len() != 0 {
 		t.Fatalf("deleted record still found")
@@ -324,7 +324,8 @@ func TestEditDistance(t *testing.T) {
 		{"same", "same", 1, 0},
 		{"ab", "abcd", 1, 2},
 	} {
-		if got := editDistance([]rune(tc.a), []rune(tc.b), tc.limit); got != tc.want {
+		var sc searchScratch
+		if got := sc.editDistance([]rune(tc.a), []rune(tc.b), tc.limit); got != tc.want {
 			t.Errorf("editDistance(%q, %q, %d) = %d, want %d", tc.a, tc.b, tc.limit, got, tc.want)
 		}
 	}

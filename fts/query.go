@@ -249,6 +249,9 @@ type searchScratch struct {
 	gen         uint32
 	gramHits    []gramCount // by term id
 	gramTouched []uint32
+	buckets     [][]uint32 // edit candidates by shared trigrams
+	runes       []rune     // a candidate term, for the edit distance
+	rows        [3][]int   // edit-distance rows
 }
 
 type accum struct {
@@ -470,6 +473,7 @@ func (x *Index) collect(r *Result, sc *searchScratch) {
 	if r.Mode != ModeAND && informative != 0 {
 		r.Mode = ModeOR
 	}
+	r.hits = make([]Hit, 0, len(sc.touched))
 	for _, s := range sc.touched {
 		a := sc.acc[s]
 		sc.acc[s] = accum{}

@@ -141,7 +141,7 @@ func (x *Index) UnmarshalBinary(data []byte) error {
 		return fmt.Errorf("%w: %d trailing bytes", ErrCorrupt, len(d.b))
 	}
 	*x = Index{vocab: y.vocab, terms: y.terms, docs: y.docs, slots: y.slots,
-		words: y.words, grams: y.grams}
+		words: y.words, grams: y.grams, prefixes: y.prefixes}
 	return nil
 }
 
@@ -204,7 +204,7 @@ func (x *Index) readPostings(d *decoder, id uint32, text string) error {
 	if df == 0 || df > len(x.slots) {
 		return fmt.Errorf("%w: term %q has df %d of %d documents", ErrCorrupt, text, df, len(x.slots))
 	}
-	t := term{text: text, slots: make([]uint32, df), tfs: make([]uint16, df)}
+	t := term{text: text, runes: utf8.RuneCountInString(text), slots: make([]uint32, df), tfs: make([]uint16, df)}
 	next := uint64(0)
 	for j := range df {
 		gap, err := d.uvarint()

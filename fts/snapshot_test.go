@@ -125,7 +125,7 @@ func FuzzUnmarshal(f *testing.F) {
 			x.Search(fmt.Sprint(doc))
 			x.Delete(doc)
 		}
-		if x.VocabularySize() != 0 || len(x.grams) != 0 {
+		if x.VocabularySize() != 0 || len(x.grams) != 0 || len(x.prefixes) != 0 {
 			t.Fatalf("deleting every document left %d terms, %d trigrams", x.VocabularySize(), len(x.grams))
 		}
 	})

@@ -36,6 +36,9 @@ const (
 	// MaxFuzzyTerms is how many out-of-vocabulary terms of one query get
 	// fuzzy matching, which bounds the work a long query of junk can cause.
 	MaxFuzzyTerms = 8
+	// MaxEditChecks bounds the edit-distance checks for one query term;
+	// candidates sharing the most trigrams are checked first.
+	MaxEditChecks = 256
 )
 
 // gramKey packs three runes (each < 2²¹) into one map key.
@@ -75,18 +78,36 @@ func isInner(key uint64) bool {
 }
 
 func (x *Index) addGrams(id uint32, text string) {
+	if p, ok := variantKey(text); ok {
+		x.prefixes[p] = insertSorted(x.prefixes[p], id)
+	}
 	for _, g := range termGrams(text) {
-		list := x.grams[g]
-		if n := len(list); n == 0 || list[n-1] < id { // new ids are usually the largest
-			x.grams[g] = append(list, id)
-			continue
-		}
-		i, _ := slices.BinarySearch(list, id)
-		x.grams[g] = slices.Insert(list, i, id)
+		x.grams[g] = insertSorted(x.grams[g], id)
 	}
 }
 
+// insertSorted inserts id into a sorted list; new ids are usually the
+// largest, so that case appends.
+func insertSorted(list []uint32, id uint32) []uint32 {
+	if n := len(list); n == 0 || list[n-1] < id {
+		return append(list, id)
+	}
+	i, _ := slices.BinarySearch(list, id)
+	return slices.Insert(list, i, id)
+}
+
 func (x *Index) removeGrams(id uint32, text string) {
+	if p, ok := variantKey(text); ok {
+		list := x.prefixes[p]
+		if i, found := slices.BinarySearch(list, id); found {
+			list = slices.Delete(list, i, i+1)
+		}
+		if len(list) == 0 {
+			delete(x.prefixes, p)
+		} else {
+			x.prefixes[p] = list
+		}
+	}
 	for _, g := range termGrams(text) {
 		list := x.grams[g]
 		if i, ok := slices.BinarySearch(list, id); ok {
@@ -136,22 +157,46 @@ func (x *Index) expand(q string, sc *searchScratch) ([]Expansion, int) {
 			inner++
 		}
 	}
-	cands := sc.countGrams(x, grams)
 	edits := maxEdits(len(qr))
 	var out []Expansion
-	overflow := 0
-	for _, c := range cands {
-		t := x.terms[c.id].text
-		switch {
-		case int(c.inner) == inner && len(t) > len(q) && strings.Contains(t, q):
-			out = append(out, Expansion{Term: t, Weight: 1, id: c.id})
-		case int(c.all) >= len(grams)-4*edits: // an edit (or a transposition) changes at most four padded trigrams
-			d := editDistance(qr, []rune(t), edits)
-			if d <= edits {
-				out = append(out, Expansion{Term: t, Weight: 1 - 2*float64(d)/float64(len(qr)), Edits: d, id: c.id})
-			}
+	sc.countGrams(x, grams)
+	// Containment is decided at once; edit candidates wait in buckets by
+	// shared trigrams, so the likeliest are checked first and at most
+	// MaxEditChecks are.
+	buckets := sc.buckets[:0]
+	for range len(grams) + 1 {
+		buckets = append(buckets, nil)
+	}
+	for _, id := range sc.gramTouched {
+		c := sc.gramHits[id]
+		sc.gramHits[id] = gramCount{}
+		tm := &x.terms[id]
+		if int(c.inner) == inner && tm.runes > len(qr) && strings.Contains(tm.text, q) {
+			out = append(out, Expansion{Term: tm.text, Weight: 1, id: id})
+			continue
+		}
+		// An edit (or a transposition) changes at most four padded
+		// trigrams, and the lengths differ by at most the edits.
+		if int(c.all) >= len(grams)-4*edits && abs(tm.runes-len(qr)) <= edits {
+			n := min(int(c.all), len(grams))
+			buckets[n] = append(buckets[n], id)
 		}
 	}
+	checks := 0
+	for n := len(buckets) - 1; n >= 0 && checks < MaxEditChecks; n-- {
+		for _, id := range buckets[n] {
+			if checks++; checks > MaxEditChecks {
+				break
+			}
+			t := x.terms[id].text
+			sc.runes = append(sc.runes[:0], []rune(t)...)
+			if d := sc.editDistance(qr, sc.runes, edits); d <= edits {
+				out = append(out, Expansion{Term: t, Weight: 1 - 2*float64(d)/float64(len(qr)), Edits: d, id: id})
+			}
+		}
+		buckets[n] = buckets[n][:0]
+	}
+	sc.buckets = buckets
 	slices.SortFunc(out, func(a, b Expansion) int {
 		if a.Weight != b.Weight {
 			if a.Weight > b.Weight {
@@ -161,6 +206,7 @@ func (x *Index) expand(q string, sc *searchScratch) ([]Expansion, int) {
 		}
 		return len(x.terms[b.id].slots) - len(x.terms[a.id].slots)
 	})
+	overflow := 0
 	if len(out) > MaxExpansions {
 		for _, e := range out {
 			overflow += len(x.terms[e.id].slots)
@@ -172,26 +218,24 @@ func (x *Index) expand(q string, sc *searchScratch) ([]Expansion, int) {
 
 // gramCount is how many of a query term's trigrams a vocabulary term holds.
 type gramCount struct {
-	id         uint32
 	inner, all uint16
 }
 
 // countGrams counts, per vocabulary term, the query trigrams it shares,
-// using a dense per-term counter so the cost is the total length of the
-// trigram postings read.
-func (sc *searchScratch) countGrams(x *Index, grams []uint64) []gramCount {
-	if cap(sc.gramHits) < len(x.terms) {
+// into the dense per-term counters sc.gramHits, listing the terms touched
+// in sc.gramTouched (the caller clears their counters). The cost is the
+// total length of the trigram postings read.
+func (sc *searchScratch) countGrams(x *Index, grams []uint64) {
+	if len(sc.gramHits) < len(x.terms) {
 		sc.gramHits = make([]gramCount, len(x.terms))
 	}
-	hits := sc.gramHits[:len(x.terms)]
 	touched := sc.gramTouched[:0]
 	for _, g := range grams {
 		in := isInner(g)
 		for _, id := range x.grams[g] {
-			h := &hits[id]
+			h := &sc.gramHits[id]
 			if h.all == 0 {
 				touched = append(touched, id)
-				h.id = id
 			}
 			h.all++
 			if in {
@@ -199,25 +243,21 @@ func (sc *searchScratch) countGrams(x *Index, grams []uint64) []gramCount {
 			}
 		}
 	}
-	out := make([]gramCount, 0, len(touched))
-	for _, id := range touched {
-		out = append(out, hits[id])
-		hits[id] = gramCount{}
-	}
 	sc.gramTouched = touched
-	return out
 }
 
 // editDistance is the optimal-string-alignment distance between a and b
 // (insertions, deletions, substitutions and adjacent transpositions),
-// giving up with limit+1 as soon as it must exceed limit.
-func editDistance(a, b []rune, limit int) int {
+// giving up with limit+1 as soon as it must exceed limit. It reuses the
+// scratch rows.
+func (sc *searchScratch) editDistance(a, b []rune, limit int) int {
 	if abs(len(a)-len(b)) > limit {
 		return limit + 1
 	}
-	prev2 := make([]int, len(b)+1)
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
+	for i := range sc.rows {
+		sc.rows[i] = slices.Grow(sc.rows[i][:0], len(b)+1)[:len(b)+1]
+	}
+	prev2, prev, cur := sc.rows[0], sc.rows[1], sc.rows[2]
 	for j := range prev {
 		prev[j] = j
 	}
@@ -271,46 +311,50 @@ const (
 
 // variants returns the vocabulary terms other than q sharing a prefix of
 // at least MinVariantPrefix runes with q, from which each differs by at
-// most VariantSuffix trailing runes. Candidates come from the shortest
-// trigram list of q's required prefix and are then checked.
+// most VariantSuffix trailing runes. Candidates come from the prefix
+// index and are then checked.
 func (x *Index) variants(q string) []Expansion {
-	qr := []rune(q)
-	m := max(MinVariantPrefix, len(qr)-VariantSuffix)
-	if len(qr) < m {
+	key, ok := variantKey(q)
+	if !ok {
 		return nil
 	}
-	prefix := padded(string(qr[:m]))
-	prefix = prefix[:len(prefix)-1] // no end pad: the term goes on
-	var best []uint32
-	for i := 0; i+2 < len(prefix); i++ {
-		list, ok := x.grams[gramKey(prefix[i], prefix[i+1], prefix[i+2])]
-		if !ok {
-			return nil
-		}
-		if best == nil || len(list) < len(best) {
-			best = list
-		}
-	}
-	head := string(qr[:m])
+	qn := utf8.RuneCountInString(q)
 	var out []Expansion
-	for _, id := range best {
-		t := x.terms[id].text
-		if t == q || !strings.HasPrefix(t, head) {
+	for _, id := range x.prefixes[key] {
+		t := &x.terms[id]
+		if t.text == q || abs(t.runes-qn) > VariantSuffix {
 			continue
 		}
-		tr := []rune(t)
-		c := commonPrefix(qr, tr)
-		if c >= MinVariantPrefix && max(len(qr), len(tr))-c <= VariantSuffix {
-			out = append(out, Expansion{Term: t, Weight: VariantWeight, id: id})
+		c := commonPrefixRunes(q, t.text)
+		if max(qn, t.runes)-c <= VariantSuffix {
+			out = append(out, Expansion{Term: t.text, Weight: VariantWeight, id: id})
 		}
 	}
 	return out
 }
 
-func commonPrefix(a, b []rune) int {
+// variantKey is the first MinVariantPrefix runes of a term: every variant
+// of a term shares them, so the prefix index keyed by them lists every
+// candidate.
+func variantKey(text string) (string, bool) {
+	n := 0
+	for i := range text {
+		if n == MinVariantPrefix {
+			return text[:i], true
+		}
+		n++
+	}
+	return text, n == MinVariantPrefix
+}
+
+// commonPrefixRunes counts the runes a and b share at their start.
+func commonPrefixRunes(a, b string) int {
 	n := 0
 	for n < len(a) && n < len(b) && a[n] == b[n] {
 		n++
 	}
-	return n
+	for n > 0 && n < len(a) && !utf8.RuneStart(a[n]) { // back to a whole rune
+		n--
+	}
+	return utf8.RuneCountInString(a[:n])
 }

@@ -1,0 +1,154 @@
+package fts
+
+import (
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// corpus is a deterministic synthetic vault: pseudo-words drawn from a
+// Zipf distribution (as in prose), 10 to 60 words a record, with an
+// identifier now and then.
+type corpus struct {
+	words []string
+	zipf  *rand.Zipf
+	rng   *rand.Rand
+}
+
+func newCorpus(seed uint64) *corpus {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	syll := []string{"ka", "lo", "mi", "ra", "tu", "sen", "vo", "der", "pa", "qui", "nor", "el", "bri", "st", "ha", "gon"}
+	words := make([]string, 50000)
+	seen := map[string]bool{}
+	for i := range words {
+		for {
+			var b strings.Builder
+			for range 1 + rng.IntN(4) {
+				b.WriteString(syll[rng.IntN(len(syll))])
+			}
+			if w := b.String(); !seen[w] {
+				seen[w] = true
+				words[i] = w
+				break
+			}
+		}
+	}
+	return &corpus{words: words, zipf: rand.NewZipf(rng, 1.1, 2, uint64(len(words)-1)), rng: rng}
+}
+
+func (c *corpus) word() string { return c.words[c.zipf.Uint64()] }
+
+func (c *corpus) record() string {
+	var b strings.Builder
+	for i := range 10 + c.rng.IntN(50) {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(c.word())
+		if c.rng.IntN(40) == 0 {
+			b.WriteString(" commit_")
+			b.WriteString(c.word())
+		}
+	}
+	return b.String()
+}
+
+func (c *corpus) query(n int) string {
+	ws := make([]string, n)
+	for i := range ws {
+		ws[i] = c.word()
+	}
+	return strings.Join(ws, " ")
+}
+
+var (
+	benchOnce  sync.Once
+	benchIndex *Index
+	benchCorp  *corpus
+	benchSink  int
+)
+
+func bench20k() (*Index, *corpus) {
+	benchOnce.Do(func() {
+		benchCorp = newCorpus(1)
+		benchIndex = New()
+		for i := range 20000 {
+			benchIndex.Add(uint32(i), benchCorp.record())
+		}
+	})
+	return benchIndex, benchCorp
+}
+
+// BenchmarkSearch20k is the literal channel's query at 20,000 records:
+// the search and the top 200 (the candidate pool), as the engine asks.
+func BenchmarkSearch20k(b *testing.B) {
+	x, c := bench20k()
+	for _, tc := range []struct {
+		name  string
+		words int
+	}{{"2words", 2}, {"8words", 8}, {"20words", 20}} {
+		queries := make([]string, 1000)
+		for i := range queries {
+			queries[i] = c.query(tc.words)
+		}
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				r := x.Search(queries[i%len(queries)])
+				benchSink += len(r.Top(200))
+				i++
+			}
+		})
+	}
+	b.Run("misspelt", func(b *testing.B) {
+		q := c.words[5] + "xq " + c.words[300] + "zz"
+		for b.Loop() {
+			benchSink += x.Search(q).Len()
+		}
+	})
+	b.Run("10000chars", func(b *testing.B) {
+		q := c.query(2000)[:10000]
+		for b.Loop() {
+			benchSink += len(x.Search(q).Top(200))
+		}
+	})
+}
+
+func BenchmarkAdd(b *testing.B) {
+	c := newCorpus(2)
+	recs := make([]string, 20000)
+	n := 0
+	for i := range recs {
+		recs[i] = c.record()
+		n += len(recs[i])
+	}
+	b.SetBytes(int64(n / len(recs)))
+	x := New()
+	i := 0
+	for b.Loop() {
+		x.Add(uint32(i%len(recs)), recs[i%len(recs)])
+		i++
+	}
+}
+
+func BenchmarkSnapshot20k(b *testing.B) {
+	x, _ := bench20k()
+	data, _ := x.MarshalBinary()
+	b.Run("marshal", func(b *testing.B) {
+		for b.Loop() {
+			out, _ := x.MarshalBinary()
+			benchSink += len(out)
+		}
+	})
+	b.Run("unmarshal", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			y := New()
+			if err := y.UnmarshalBinary(data); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
