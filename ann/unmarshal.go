@@ -231,6 +231,7 @@ func readGraph(d *decoder, h header, st store, keys []uint64) (*HNSW, error) {
 	for i, k := range keys {
 		g.nodeOf[k] = uint32(i)
 	}
+	g.restoreShadow()
 	return g, nil
 }
 
@@ -269,4 +270,19 @@ func (g *HNSW) readLinks(d *decoder) error {
 		}
 	}
 	return nil
+}
+
+// restoreShadow recomputes an F32 graph's int8 shadow, which is never
+// serialised: quantisation is deterministic, so it comes back identical.
+func (g *HNSW) restoreShadow() {
+	g.shadow = newStore(g.st.dim, Int8)
+	if g.st.storage != F32 {
+		return
+	}
+	g.shadow.grow(g.st.rows)
+	var q query
+	for r := range g.st.rows {
+		g.shadow.prepare(g.st.f32[r*g.st.dim:(r+1)*g.st.dim], &q)
+		g.shadow.set(r, &q)
+	}
 }
