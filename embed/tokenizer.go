@@ -233,8 +233,8 @@ func (wp *wordPiece) Specials() specialTokens { return wp.specials }
 
 // Encode implements textTokenizer.
 func (wp *wordPiece) Encode(text string) ([]int32, [][2]int, error) {
-	ids := make([]int32, 0, len(text)/4+1)
-	spans := make([][2]int, 0, len(text)/4+1)
+	ids := make([]int32, 0, len(text)/3+4)
+	spans := make([][2]int, 0, len(text)/3+4)
 	emit := func(id int32, start, end int) {
 		ids = append(ids, id)
 		spans = append(spans, [2]int{start, end})
@@ -282,6 +282,41 @@ func (wp *wordPiece) encodePlain(text string, from, to int, emit func(id int32, 
 		}
 	}
 	for i := from; i < to; {
+		if c := text[i]; c < utf8.RuneSelf {
+			// ASCII, nearly all text: one table lookup per byte.
+			switch asciiClass[c] {
+			case asciiDrop:
+				if wp.clean {
+					break // removed by clean_text
+				}
+				if unicode.IsSpace(rune(c)) {
+					flush()
+					break
+				}
+				if len(word) == 0 {
+					wordStart = i
+				}
+				word = append(word, c)
+				wordEnd = i + 1
+			case asciiSpace:
+				flush()
+			case asciiPunct:
+				flush()
+				buf[0] = c
+				wp.pieces(buf[:1], i, i+1, emit)
+			default:
+				if len(word) == 0 {
+					wordStart = i
+				}
+				if wp.lowercase && 'A' <= c && c <= 'Z' {
+					c += 'a' - 'A'
+				}
+				word = append(word, c)
+				wordEnd = i + 1
+			}
+			i++
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(text[i:to])
 		switch {
 		case wp.clean && (r == 0 || r == utf8.RuneError && size == 1 || r == 0xFFFD || isControl(r)):
@@ -389,6 +424,31 @@ func lastRuneStart(word []byte, pos, stop int) int {
 	}
 	return stop
 }
+
+// ASCII byte classes for the tokenizer's fast path.
+const (
+	asciiWord  = iota // letters, digits: part of a word
+	asciiSpace        // splits words
+	asciiPunct        // a token of its own
+	asciiDrop         // control characters, removed by clean_text
+)
+
+// asciiClass classifies every ASCII byte the way the Unicode path would.
+var asciiClass = func() (t [utf8.RuneSelf]uint8) {
+	for c := rune(0); c < utf8.RuneSelf; c++ {
+		switch {
+		case c == 0 || isControl(c):
+			t[c] = asciiDrop
+		case unicode.IsSpace(c):
+			t[c] = asciiSpace
+		case isBertPunct(c):
+			t[c] = asciiPunct
+		default:
+			t[c] = asciiWord
+		}
+	}
+	return t
+}()
 
 // isControl is BERT's notion of a control character: category C*, except
 // the whitespace characters tab, newline and carriage return.
