@@ -50,7 +50,9 @@ type Server struct {
 	started time.Time
 
 	mu        sync.Mutex
-	lastSweep time.Time
+	lastCheck time.Time // last time a sweep was due, run or not
+	lastSweep time.Time // last sweep that ran (expire_memories on)
+	lastCall  time.Time
 	swept     int // memories removed by sweeps since start
 }
 
@@ -131,6 +133,11 @@ func (s *Server) openAndSweep(u vaultfmt.Unlock) (*vault.Vault, error) {
 	return v, nil
 }
 
+// sweepLoop sweeps every SweepEvery while the server is in use. A period
+// without any tool call is skipped: taking the vault from the keeper counts
+// as use, and a sweep must not keep an idle vault from auto-locking. The
+// first call after such a pause sweeps first ([Server.sweepIfDue]), and a
+// locked vault is swept when it is next opened.
 func (s *Server) sweepLoop(ctx context.Context) {
 	t := time.NewTicker(s.opts.SweepEvery)
 	defer t.Stop()
@@ -139,22 +146,42 @@ func (s *Server) sweepLoop(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			// A locked vault has nothing to sweep with; the sweep on the
-			// next open catches up.
-			if s.keeper.Locked() {
+			s.mu.Lock()
+			used := s.lastCall.After(s.lastCheck)
+			s.mu.Unlock()
+			if !used || s.keeper.Locked() {
 				continue
 			}
-			v, err := s.keeper.Vault()
-			if err != nil {
-				continue
+			if v, err := s.keeper.Vault(); err == nil {
+				s.sweep(v, "periodic")
 			}
-			s.sweep(v, "hourly")
 		}
+	}
+}
+
+// noteCall records that a tool was called.
+func (s *Server) noteCall() {
+	s.mu.Lock()
+	s.lastCall = time.Now()
+	s.mu.Unlock()
+}
+
+// sweepIfDue sweeps before a call when the periodic sweep has not run for
+// a whole period (the server was idle).
+func (s *Server) sweepIfDue(v *vault.Vault) {
+	s.mu.Lock()
+	due := time.Since(s.lastCheck) >= s.opts.SweepEvery
+	s.mu.Unlock()
+	if due {
+		s.sweep(v, "after a pause")
 	}
 }
 
 // sweep removes expired memories if the vault's settings want it.
 func (s *Server) sweep(v *vault.Vault, why string) {
+	s.mu.Lock()
+	s.lastCheck = time.Now()
+	s.mu.Unlock()
 	if !v.Config().Settings.ExpireMemories {
 		return
 	}
@@ -207,6 +234,7 @@ func (d toolDef) tool() mcpgo.Tool {
 func (s *Server) wrap(d toolDef) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 		start := time.Now()
+		s.noteCall()
 		args, err := rawArgs(req)
 		if err != nil {
 			return mcpgo.NewToolResultError(err.Error()), nil
@@ -217,6 +245,7 @@ func (s *Server) wrap(d toolDef) server.ToolHandlerFunc {
 		} else {
 			var v *vault.Vault
 			if v, err = s.keeper.Vault(); err == nil {
+				s.sweepIfDue(v)
 				out, err = d.run(v, args)
 			}
 		}

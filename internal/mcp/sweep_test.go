@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"path/filepath"
@@ -28,8 +29,11 @@ func (c *clock) add(d time.Duration) {
 }
 
 // TestPeriodicSweepRemovesExpired runs the server in-process with a short
-// sweep period and moves the vault's clock past a memory's last day: the
-// sweep, not a call, must remove it.
+// sweep period and moves the vault's clock past a memory's last day. While
+// nobody calls a tool the sweep must leave the vault alone (taking it from
+// the keeper would count as use and hold off auto-lock); once a call that
+// does not touch the vault itself (memory_status) shows the server is in
+// use, the periodic sweep removes the memory.
 func TestPeriodicSweepRemovesExpired(t *testing.T) {
 	f := newFixture(t)
 	t.Setenv("COMPARTMENT_PASSPHRASE", testPassphrase)
@@ -72,6 +76,14 @@ func TestPeriodicSweepRemovesExpired(t *testing.T) {
 		t.Fatalf("swept before its last day: %v", err)
 	}
 	clk.add(4 * 24 * time.Hour)
+	time.Sleep(200 * time.Millisecond) // ten idle periods
+	if _, err := v.Get(res.ID); err != nil {
+		t.Fatalf("an idle server swept: %v", err)
+	}
+	status := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"memory_status","arguments":{}}}`
+	if resp := srv.MCPServer().HandleMessage(ctx, json.RawMessage(status)); resp == nil {
+		t.Fatal("no response to memory_status")
+	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		_, err := v.Get(res.ID)
