@@ -15,8 +15,9 @@ import (
 // TestUnlockOnceForEveryProcess: one unlock, then CLI commands and an MCP
 // server all open the vault with no passphrase anywhere.
 func TestUnlockOnceForEveryProcess(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
-	e.initVault()
+	e.ok("", withPass, "init", "--no-app")
 	mustBeLocked(t, "store before unlock", e.fails("", nil, "store", "x is y", "--source", "t"))
 	e.unlock()
 	id := e.store("The staging database listens on port 5433")
@@ -47,6 +48,7 @@ func TestUnlockOnceForEveryProcess(t *testing.T) {
 // next call fail with "locked", memory_lock locks the CLI out, and a new
 // unlock serves the same server again.
 func TestLockReachesEveryProcess(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.initVault()
 	e.unlock()
@@ -67,7 +69,7 @@ func TestLockReachesEveryProcess(t *testing.T) {
 		}
 		mustBeLocked(t, "server "+name+" after lock", err.Error())
 	}
-	if _, err := os.Stat(sessionOf(t, e).CredentialPath()); !os.IsNotExist(err) {
+	if _, err := os.Stat(e.credPath(e.vault)); !os.IsNotExist(err) {
 		t.Fatal("the credential survived lock")
 	}
 	e.unlock()
@@ -88,11 +90,12 @@ func TestLockReachesEveryProcess(t *testing.T) {
 // TestRebootInvalidatesCredential: after the boot id changes, the
 // credential opens nothing and is removed.
 func TestRebootInvalidatesCredential(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.initVault()
 	e.unlock()
 	e.store("Written before the reboot " + randPhrase(5))
-	cred := sessionOf(t, e).CredentialPath()
+	cred := e.credPath(e.vault)
 	saved, err := os.ReadFile(cred)
 	if err != nil {
 		t.Fatal(err)
@@ -110,20 +113,17 @@ func TestRebootInvalidatesCredential(t *testing.T) {
 // TestCopiedCredentialOpensNothing: a credential copied to another vault's
 // name (same passphrase even) does not open it.
 func TestCopiedCredentialOpensNothing(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.initVault()
 	other := filepath.Join(e.dir, "other.vault")
-	e.ok("", withPass, "--vault", other, "init", "--no-app")
+	e.initVaultAt(other)
 	e.unlock()
-	data, err := os.ReadFile(sessionOf(t, e).CredentialPath())
+	data, err := os.ReadFile(e.credPath(e.vault))
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := session.For(other)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(s.CredentialPath(), data, 0o600); err != nil {
+	if err := os.WriteFile(e.credPath(other), data, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	mustBeLocked(t, "store into the other vault", e.fails("", nil, "--vault", other, "store", "x is y", "--source", "t"))
@@ -131,7 +131,9 @@ func TestCopiedCredentialOpensNothing(t *testing.T) {
 }
 
 // TestAutoLock: idle past the timeout, the next use finds the vault locked,
-// in the CLI and in a running server; regular use keeps it open.
+// in the CLI and in a running server; regular use keeps it open. It and
+// TestAutoLockCLI run alone (not in parallel): keeping the vault open by
+// use needs the machine not to stall for seconds between two uses.
 func TestAutoLock(t *testing.T) {
 	e := newEnv(t, session.EnvAutoLockSeconds+"=4")
 	e.initVault()
@@ -150,7 +152,7 @@ func TestAutoLock(t *testing.T) {
 	}
 	mustBeLocked(t, "server after idle", err.Error())
 	mustBeLocked(t, "CLI after idle", e.fails("", nil, "store", "x is y", "--source", "t"))
-	if _, err := os.Stat(sessionOf(t, e).CredentialPath()); !os.IsNotExist(err) {
+	if _, err := os.Stat(e.credPath(e.vault)); !os.IsNotExist(err) {
 		t.Fatal("the credential survived auto-lock")
 	}
 }
@@ -158,16 +160,17 @@ func TestAutoLock(t *testing.T) {
 // TestAutoLockCLI: with no server running, the CLI itself notices the idle
 // timeout when it picks the credential up.
 func TestAutoLockCLI(t *testing.T) {
-	e := newEnv(t, session.EnvAutoLockSeconds+"=1")
+	e := newEnv(t, session.EnvAutoLockSeconds+"=2")
 	e.initVault()
 	e.unlock()
 	e.store("Stored at once " + randPhrase(5))
-	time.Sleep(2 * time.Second)
+	time.Sleep(3 * time.Second)
 	mustBeLocked(t, "CLI after idle", e.fails("", nil, "store", "x is y", "--source", "t"))
 }
 
 // TestUnlockOnce: --once lets exactly one process in.
 func TestUnlockOnce(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.initVault()
 	e.unlock("--once")
@@ -178,9 +181,10 @@ func TestUnlockOnce(t *testing.T) {
 // TestWrongPassphrase: a wrong passphrase pauses, then fails; no lockout
 // follows, the right one works at once.
 func TestWrongPassphrase(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.initVault()
-	for range 3 {
+	for range 2 {
 		r := e.run("not the passphrase\n", nil, "unlock", "--passphrase-stdin")
 		if r.code == 0 || !strings.Contains(r.stderr, "wrong passphrase") {
 			t.Fatalf("wrong passphrase: exit %d, %s", r.code, r.stderr)
@@ -190,16 +194,17 @@ func TestWrongPassphrase(t *testing.T) {
 		}
 	}
 	e.unlock()
-	e.store("Stored after three wrong tries " + randPhrase(5))
+	e.store("Stored after two wrong tries " + randPhrase(5))
 }
 
 // TestEnvPassphraseStillWorks: scripts keep using COMPARTMENT_PASSPHRASE,
 // with no session at all.
 func TestEnvPassphraseStillWorks(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.initVault()
 	e.store("Stored by a script "+randPhrase(5), withPass...)
-	if _, err := os.Stat(sessionOf(t, e).CredentialPath()); !os.IsNotExist(err) {
+	if _, err := os.Stat(e.credPath(e.vault)); !os.IsNotExist(err) {
 		t.Fatal("a command with the passphrase in the environment left a credential")
 	}
 }
@@ -207,6 +212,7 @@ func TestEnvPassphraseStillWorks(t *testing.T) {
 // TestTwoFactor: the keyfile is required by the cryptography, remembered
 // for unlock, and reported clearly when missing.
 func TestTwoFactor(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.initVault()
 	small := filepath.Join(e.dir, "small.key")
@@ -283,6 +289,7 @@ func TestTwoFactor(t *testing.T) {
 // TestRekey: after a rekey the old passphrase opens nothing, the new one
 // does, and a running session is unaffected (the master key stays).
 func TestRekey(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.initVault()
 	e.unlock()
@@ -294,15 +301,6 @@ func TestRekey(t *testing.T) {
 	}
 	e.ok("an entirely new passphrase\n", nil, "unlock", "--passphrase-stdin")
 	e.store("Stored with the new passphrase " + randPhrase(5))
-}
-
-func sessionOf(t *testing.T, e *env) *session.Session {
-	t.Helper()
-	s, err := session.For(e.vault)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
 }
 
 func contains(list []string, s string) bool {

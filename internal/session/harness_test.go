@@ -23,6 +23,8 @@ import (
 	"time"
 
 	"github.com/compartment/compartment/internal/session"
+	"github.com/compartment/compartment/internal/vault"
+	"github.com/compartment/compartment/vaultfmt"
 )
 
 // testPass is the passphrase of every test vault.
@@ -83,8 +85,8 @@ type env struct {
 	vars  []string
 }
 
-// newEnv makes an isolated user and also points this test process at it
-// (t.Setenv), so in-process session.For sees the same files.
+// newEnv makes an isolated user. Only the child processes see it: this
+// process's environment is left alone, so tests can run in parallel.
 func newEnv(t testing.TB, extra ...string) *env {
 	t.Helper()
 	dir := t.TempDir()
@@ -104,14 +106,13 @@ func newEnv(t testing.TB, extra ...string) *env {
 		"COMPARTMENT_EMBED_DAEMON=0",
 		"COMPARTMENT_VAULT=" + e.vault,
 	}
-	own = append(own, extra...)
-	e.vars = append(e.vars, own...)
-	for _, kv := range own {
-		k, v, _ := strings.Cut(kv, "=")
-		t.Setenv(k, v)
-	}
-	t.Setenv(session.EnvPassphrase, "")
+	e.vars = append(append(e.vars, own...), extra...)
 	return e
+}
+
+// credPath is where the vault at path keeps its credential in e.
+func (e *env) credPath(path string) string {
+	return session.CredentialPathIn(filepath.Join(e.dir, "sessions"), path)
 }
 
 // setBootID simulates a (re)boot: a new random boot id.
@@ -174,11 +175,22 @@ func (e *env) fails(stdin string, extra []string, args ...string) string {
 // withPass is the environment that carries the test passphrase.
 var withPass = []string{session.EnvPassphrase + "=" + testPass}
 
-// initVault creates the vault (the passphrase comes from the environment,
-// only for this command).
-func (e *env) initVault() {
+// initVault creates the vault in this process with light Argon2id
+// parameters (stored in its key slot), so the many passphrase unlocks of
+// these tests stay cheap; TestUnlockOnceForEveryProcess uses the real
+// `compartment init` instead.
+func (e *env) initVault() { e.initVaultAt(e.vault) }
+
+func (e *env) initVaultAt(path string) {
 	e.t.Helper()
-	e.ok("", withPass, "init", "--no-app")
+	v, err := vault.Create(path, vault.Options{
+		Unlock: vaultfmt.Unlock{Passphrase: []byte(testPass)},
+		KDF:    vaultfmt.KDFParams{Time: 1, MemoryKiB: 8 * 1024, Threads: 1},
+	})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	v.Close()
 }
 
 // unlock runs `compartment unlock` with the passphrase on stdin.

@@ -77,10 +77,12 @@ func soakConfigFor(t *testing.T) soakConfig {
 }
 
 func TestSoak(t *testing.T) {
+	t.Parallel()
 	runSoak(t, soakConfigFor(t))
 }
 
 func TestSoakKill(t *testing.T) {
+	t.Parallel()
 	cfg := soakConfigFor(t)
 	cfg.killServer, cfg.killCLI = true, true
 	runSoak(t, cfg)
@@ -137,7 +139,7 @@ func runSoak(t *testing.T, cfg soakConfig) {
 	if h, err := vaultfmt.ReadHeader(e.vault); err == nil {
 		compactions = strconv.FormatUint(h.Epoch, 10)
 	}
-	t.Logf("soak: %d server processes + %d CLI writers, %v: %d writes acknowledged (%.1f writes/s), %d unacknowledged attempts, %d present in the namespace, %d cross-process visibility checks, %d processes SIGKILLed, file epoch %s (compactions); per writer %v",
+	t.Logf("soak: %d server processes + %d CLI writers, %v: %d writes acknowledged (%.1f writes/s), %d unacknowledged attempts, %d present in the namespace, %d cross-process visibility checks, %d processes SIGKILLed, file epoch %s (whole-file rewrites); per writer %v",
 		cfg.servers, cfg.cliWriters, elapsed.Round(time.Millisecond), len(s.acks), float64(len(s.acks))/elapsed.Seconds(),
 		len(s.attempted)-len(s.acks), present, s.checks.Load(), s.killed.Load(), compactions, perWriter)
 }
