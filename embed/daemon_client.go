@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -398,6 +399,7 @@ func (c *daemonClient) spawn() (<-chan error, error) {
 	}
 	defer logFile.Close()
 	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.Env = daemonEnviron(os.Environ())
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("embed: start daemon: %w", err)
@@ -405,6 +407,28 @@ func (c *daemonClient) spawn() (<-chan error, error) {
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	return exited, nil
+}
+
+// daemonEnviron is the environment a daemon starts with: what locating
+// files and running needs, and no secret. The daemon outlives the process
+// that starts it, which may hold a passphrase or a session in its
+// environment; only text and vectors are ever the daemon's business.
+func daemonEnviron(env []string) []string {
+	keep := map[string]bool{"PATH": true, "HOME": true, "USER": true, "LOGNAME": true, "LANG": true,
+		"TMPDIR": true, "XDG_RUNTIME_DIR": true, "LD_LIBRARY_PATH": true, "GODEBUG": true, "GOMAXPROCS": true}
+	var out []string
+	for _, kv := range env {
+		key, _, _ := strings.Cut(kv, "=")
+		upper := strings.ToUpper(key)
+		secret := strings.Contains(upper, "PASS") || strings.Contains(upper, "KEY") ||
+			strings.Contains(upper, "SECRET") || strings.Contains(upper, "SESSION") || strings.Contains(upper, "TOKEN")
+		switch {
+		case secret:
+		case keep[key], strings.HasPrefix(key, "LC_"), strings.HasPrefix(key, "COMPARTMENT_"):
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // daemonRunArgs are the flags `embed-daemon run` receives from a client

@@ -630,3 +630,12 @@ func FuzzONNXDaemonMessages(f *testing.F) {
 		decodeHello(body)
 	})
 }
+
+func TestONNXDaemonEnvironmentHasNoSecrets(t *testing.T) {
+	got := daemonEnviron([]string{"PATH=/bin", "HOME=/h", "COMPARTMENT_PASSPHRASE=hunter2", "COMPARTMENT_ORT_LIB=/x.so",
+		"COMPARTMENT_SESSION_DIR=/s", "AWS_SECRET_ACCESS_KEY=k", "GITHUB_TOKEN=t", "LC_ALL=C", "EDITOR=vi",
+		"COMPARTMENT_EMBED_SOCKET=/run/s"})
+	if want := "PATH=/bin HOME=/h COMPARTMENT_ORT_LIB=/x.so LC_ALL=C COMPARTMENT_EMBED_SOCKET=/run/s"; strings.Join(got, " ") != want {
+		t.Errorf("daemon environment = %v\nwant %s", got, want)
+	}
+}
