@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/compartment/compartment/internal/vault"
 )
 
 // Result shapes as a client sees them.
@@ -781,4 +783,30 @@ func TestLockAndUnlock(t *testing.T) {
 	if !st.Locked {
 		t.Errorf("status after lock: %+v", st)
 	}
+}
+
+// TestCallerFromFlag checks that grants follow --caller (and not the name
+// the client sends in its handshake).
+func TestCallerFromFlag(t *testing.T) {
+	f := newFixture(t)
+	cfg, err := vault.LoadConfig(f.vault)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Grants = map[string]map[string]vault.Access{"*": {"*": vault.AccessRW}, "scratch": {"*": vault.AccessRO}}
+	if err := cfg.Save(f.vault); err != nil {
+		t.Fatal(err)
+	}
+	b := startBridge(t)
+	b.connect(f.env(true), "--caller", "scratch")
+	defer b.close()
+	var st statusResult
+	b.ok("memory_status", nil, &st)
+	if st.Caller != "scratch" {
+		t.Errorf("caller %q, want scratch", st.Caller)
+	}
+	if msg := b.fails("memory_store", map[string]any{"text": "A scratch agent tries to write", "source": "from chat"}); !strings.Contains(msg, vault.ErrDenied.Error()) {
+		t.Errorf("a read-only caller stored: %s", msg)
+	}
+	b.ok("memory_search", map[string]any{"query": "anything at all"}, nil)
 }
