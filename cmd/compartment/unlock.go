@@ -160,5 +160,17 @@ func (app *App) openVault() (*vault.Vault, error) {
 	if err != nil {
 		return nil, err
 	}
-	return vault.Open(app.Vault, vault.Options{Unlock: u, Caller: app.Caller, Encoder: enc})
+	v, err := vault.Open(app.Vault, vault.Options{Unlock: u, Caller: app.Caller, Encoder: enc})
+	if err != nil {
+		return nil, err
+	}
+	// The expiry sweep runs on every open, as it does when serving.
+	if v.Config().Settings.ExpireMemories {
+		if ids, err := v.Expire(); err != nil {
+			fmt.Fprintf(app.Stderr, "compartment: expiry sweep: %v\n", err)
+		} else if len(ids) > 0 {
+			fmt.Fprintf(app.Stderr, "compartment: removed %d expired memories\n", len(ids))
+		}
+	}
+	return v, nil
 }
