@@ -576,3 +576,51 @@ func TestTwoWritersKeepOneChain(t *testing.T) {
 		}
 	}
 }
+
+// otherEncoder is bowEncoder under another model pin.
+type otherEncoder struct{ bowEncoder }
+
+func (otherEncoder) Info() embed.ModelInfo {
+	return embed.ModelInfo{Name: "test-other", SHA256: [32]byte{7, 7, 7}, Dim: bowDim, MaxTokens: 512}
+}
+
+func TestModelPinAndReindex(t *testing.T) {
+	h := newHarness(t, nil) // made before any model: no pin
+	v := h.open("user")
+	id := h.store(v, StoreRequest{Text: "Max moved customer records from Airtable to Postgres"}).ID
+	v.Close()
+
+	h.enc = bowEncoder{}
+	v = h.open("user") // adopts the model as its pin
+	st, _ := v.Status()
+	if st.Model.Pinned != "test-bow" || st.Model.Unembedded != 1 {
+		t.Fatalf("after first open with a model: %+v", st.Model)
+	}
+	if n, err := v.Reindex(ReindexOptions{}); err != nil || n != 1 {
+		t.Fatalf("reindex: %d %v", n, err)
+	}
+	if st, _ := v.Status(); st.Model.Unembedded != 0 {
+		t.Fatalf("still unembedded: %+v", st.Model)
+	}
+	v.Close()
+
+	h.enc = otherEncoder{}
+	if _, err := Open(h.path, h.opts("user")); err == nil || !strings.Contains(err.Error(), "reindex --re-embed") {
+		t.Fatalf("opening with another model: %v", err)
+	}
+	opts := h.opts("user")
+	opts.Repin = true
+	v, err := Open(h.path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := v.Reindex(ReindexOptions{All: true}); err != nil || n != 1 {
+		t.Fatalf("re-embed: %d %v", n, err)
+	}
+	v.Close()
+	v = h.open("user")
+	hits, err := v.Search(SearchRequest{Query: "customer records", Explain: true})
+	if err != nil || len(hits) != 1 || hits[0].ID != id || hits[0].Explain.Cosine <= 0 {
+		t.Fatalf("search after re-embed: %+v %v", hits, err)
+	}
+}

@@ -1,0 +1,159 @@
+package vault
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/compartment/compartment/embed"
+	"github.com/compartment/compartment/vaultfmt"
+)
+
+// Benchmarks against a real vault file with the bundled static model: the
+// numbers DESIGN.md holds us to (store, open, hybrid search at 20k).
+
+var benchWords = strings.Fields(`account address airport apartment appointment backup birthday
+budget calendar camera client concert contract database deadline dentist deploy doctor email
+flight garden guitar holiday hotel invoice kitchen laptop meeting migration mortgage office
+password payment postgres printer project recipe release restaurant router salary server
+staging subscription ticket train vacation vendor wedding weekend python kubernetes airtable`)
+
+func benchClaim(r *rand.Rand, i int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Note %d:", i)
+	for j := 0; j < 8+r.IntN(10); j++ {
+		b.WriteString(" ")
+		b.WriteString(benchWords[r.IntN(len(benchWords))])
+	}
+	return b.String()
+}
+
+var (
+	benchOnce  sync.Once
+	benchPath  string
+	benchError error
+)
+
+func staticEncoder(tb testing.TB) embed.Encoder {
+	enc, err := embed.OpenStatic()
+	if err != nil {
+		tb.Skipf("static model: %v", err)
+	}
+	return enc
+}
+
+// benchVault builds (once per run) a vault of n records in a temp dir.
+func benchVault(b *testing.B, n int) string {
+	benchOnce.Do(func() {
+		dir, err := osMkdirTemp()
+		if err != nil {
+			benchError = err
+			return
+		}
+		benchPath = filepath.Join(dir, "bench.vault")
+		enc := staticEncoder(b)
+		v, err := Create(benchPath, Options{Unlock: vaultfmt.Unlock{Passphrase: testPass}, Encoder: enc, KDF: testKDF})
+		if err != nil {
+			benchError = err
+			return
+		}
+		defer v.Close()
+		r := rand.New(rand.NewPCG(1, 2))
+		for start := 0; start < n; start += 500 {
+			var lines strings.Builder
+			for i := start; i < min(start+500, n); i++ {
+				fmt.Fprintf(&lines, "{\"text\": %q, \"source\": \"bench\"}\n", benchClaim(r, i))
+			}
+			if _, err := v.Import(strings.NewReader(lines.String()), "bench", nil); err != nil {
+				benchError = err
+				return
+			}
+		}
+		benchError = v.Flush()
+	})
+	if benchError != nil {
+		b.Fatal(benchError)
+	}
+	return benchPath
+}
+
+func reportPercentiles(b *testing.B, samples []time.Duration) {
+	sort.Slice(samples, func(i, j int) bool { return samples[i] < samples[j] })
+	at := func(p float64) float64 {
+		return float64(samples[int(p*float64(len(samples)-1))].Microseconds()) / 1000
+	}
+	b.ReportMetric(at(0.50), "p50_ms")
+	b.ReportMetric(at(0.95), "p95_ms")
+}
+
+func BenchmarkOpen20k(b *testing.B) {
+	path := benchVault(b, 20000)
+	enc := staticEncoder(b)
+	v, err := Open(path, Options{Unlock: vaultfmt.Unlock{Passphrase: testPass}, Encoder: enc})
+	if err != nil {
+		b.Fatal(err)
+	}
+	key := v.File().MasterKey()
+	v.Close()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		v, err := Open(path, Options{Unlock: vaultfmt.Unlock{MasterKey: key}, Encoder: enc})
+		if err != nil {
+			b.Fatal(err)
+		}
+		v.Close()
+	}
+}
+
+func BenchmarkSearchHybrid20k(b *testing.B) {
+	path := benchVault(b, 20000)
+	enc := staticEncoder(b)
+	v, err := Open(path, Options{Unlock: vaultfmt.Unlock{Passphrase: testPass}, Encoder: enc})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer v.Close()
+	queries := []string{"when is the dentist appointment", "staging server password", "postgres migration deadline",
+		"wedding hotel budget", "which router is in the office", "flight to the concert"}
+	samples := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		if _, err := v.Search(SearchRequest{Query: queries[i%len(queries)]}); err != nil {
+			b.Fatal(err)
+		}
+		samples = append(samples, time.Since(start))
+	}
+	reportPercentiles(b, samples)
+}
+
+func BenchmarkStore(b *testing.B) {
+	dir := b.TempDir()
+	enc := staticEncoder(b)
+	v, err := Create(filepath.Join(dir, "store.vault"), Options{Unlock: vaultfmt.Unlock{Passphrase: testPass}, Encoder: enc, KDF: testKDF})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer v.Close()
+	r := rand.New(rand.NewPCG(3, 4))
+	samples := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		text := benchClaim(r, i)
+		start := time.Now()
+		if _, err := v.Store(StoreRequest{Text: text, Source: "bench"}); err != nil {
+			b.Fatal(err)
+		}
+		samples = append(samples, time.Since(start))
+	}
+	reportPercentiles(b, samples)
+}
+
+func osMkdirTemp() (string, error) { return os.MkdirTemp("", "compartment-bench-") }
