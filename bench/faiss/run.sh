@@ -4,7 +4,7 @@
 # M and ef, one thread each. Installs Debian's python3-faiss on first use
 # (it is only for this comparison, not for the tests).
 #
-# Usage: bench/faiss/run.sh [OUTDIR] [extra flags for the Go exporter,
+# Usage: [FAISS_JSON=prev/faiss.json] bench/faiss/run.sh [OUTDIR] [extra flags for the Go exporter,
 #        e.g. -n 100000,1000000]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -23,4 +23,4 @@ echo
 echo "== FAISS on the same vectors"
 # One thread for FAISS as for us; the OpenBLAS variables some machines set
 # only matter to numpy's BLAS, which IndexFlatIP uses for batches.
-OMP_NUM_THREADS=1 /usr/bin/python3 bench/faiss/faiss_bench.py "$out" | tee "$out/compare.tsv" | column -t -s $'\t'
+OMP_NUM_THREADS=1 /usr/bin/python3 bench/faiss/faiss_bench.py "$out" ${FAISS_JSON:+--faiss-json "$FAISS_JSON"} | tee "$out/compare.tsv" | column -t -s $'\t'
