@@ -2,5 +2,53 @@
 // postings, document frequencies, the AND-then-OR query and the
 // self-information of query terms.
 //
+// # Terms
+//
+// Text is NFKC-normalised and cut at Unicode word boundaries (UAX #29:
+// uniseg, with an exact ASCII fast path); every word is case-folded and
+// indexed whole, and a word with inner structure also as its parts
+// (foo_bar → foo, bar; camelCase → camel, case; v1.2.3 → v1; python3 →
+// python; parts shorter than two runes are dropped, so a1b2c3d stays
+// whole). A white-space-delimited run of several words (a path, an e-mail
+// address, a URL, a date like 2023/05/20) is also indexed whole, trimmed of
+// the punctuation around it. Queries are cut by the same function.
+//
+// # Query
+//
+// Every distinct query term t gets its information over the N live records,
+// I(t) = ln(N/(1+df(t))) (rank.TermInfo). Records holding every term (AND)
+// are the answer; only when there are none, records holding any
+// informative term (df ≤ 10% of N, at least 1: measured from the index, not
+// a stop-word list) are (OR). Every hit, however many, gets
+// p_lex = Σ I(t) of query terms present / Σ I(t) of all query terms, capped
+// at 0.999 (rank.PLex). Hits are ordered by BM25 (then p_lex): that order
+// is the channel's rank, which only feeds the rank-agreement residue.
+//
+// # Fragments, misspellings and variants
+//
+// A trigram index over the vocabulary (each term padded as ^term$) finds
+// stand-ins for a query term of four or more runes that no record holds:
+// terms containing it (part of a commit SHA or a path) earn the term's
+// full information, and terms within one edit (two from eight runes up) of
+// it earn 1 − 2·edits/len of it. Words differing only in an ending of at
+// most three runes (doctor/doctors, attend/attended) stand in for each
+// other at 0.75. Such a term's document frequency, and so its I(t), is that
+// of the union of its stand-ins; a record earns weight·I(t), the weight of
+// the best stand-in it holds. An informative term in the vocabulary keeps
+// its own df and I(t), and its variants earn 0.75 of that.
+//
+// # Bounds
+//
+// A query reads at most 32 KiB of text and matches its 64 rarest terms
+// (all distinct terms still count in Σ I(t)); at most 8 missing terms get
+// fuzzy matching, each with at most 256 edit-distance checks and 64
+// stand-ins. So a 10,000-character query costs a bounded number of posting
+// reads.
+//
+// # Persistence
+//
+// The index lives in RAM, rebuilt from the records or restored from a
+// snapshot (MarshalBinary, FORMAT.md section 5) that the vault seals.
+//
 // It knows nothing about vectors or cryptography.
 package fts

@@ -330,3 +330,65 @@ func TestEditDistance(t *testing.T) {
 		}
 	}
 }
+
+// Search agrees with a brute-force reading of the rules on random small
+// indexes: the AND set when it is not empty, else the OR set over
+// informative terms, each record with p_lex = Σ I(present) / Σ I(all).
+// (Three-letter words: no fuzzy matching or variants.)
+func TestPropertySearchMatchesModel(t *testing.T) {
+	vocab := []string{"ant", "bee", "cat", "dog", "eel", "fox", "gnu", "hen", "owl", "yak"}
+	rapid.Check(t, func(t *rapid.T) {
+		x := New()
+		texts := map[uint32][]string{}
+		for d := range uint32(rapid.IntRange(1, 40).Draw(t, "docs")) {
+			ws := rapid.SliceOfN(rapid.SampledFrom(vocab), 1, 6).Draw(t, "words")
+			x.Add(d, strings.Join(ws, " "))
+			texts[d] = ws
+		}
+		q := rapid.SliceOfNDistinct(rapid.SampledFrom(vocab), 1, 5, func(s string) string { return s }).Draw(t, "query")
+		n := len(texts)
+		df := map[string]int{}
+		for _, ws := range texts {
+			for _, w := range slices.Compact(slices.Sorted(slices.Values(ws))) {
+				df[w]++
+			}
+		}
+		total := 0.0
+		for _, w := range q {
+			total += rank.TermInfo(n, df[w])
+		}
+		want := map[uint32]float64{}
+		for _, mode := range []string{"and", "or"} {
+			for d, ws := range texts {
+				matched, all, anyInformative := 0.0, true, false
+				for _, w := range q {
+					if slices.Contains(ws, w) {
+						matched += rank.TermInfo(n, df[w])
+						anyInformative = anyInformative || df[w] <= rank.InformativeDF(n)
+					} else {
+						all = false
+					}
+				}
+				if (mode == "and" && all) || (mode == "or" && anyInformative) {
+					want[d] = rank.PLex(matched, total)
+				}
+			}
+			if len(want) > 0 {
+				break
+			}
+		}
+		r := x.Search(strings.Join(q, " "))
+		got := map[uint32]float64{}
+		for _, h := range r.Top(r.Len()) {
+			got[h.Doc] = h.PLex
+		}
+		if len(got) != len(want) {
+			t.Fatalf("query %v: hits %v, want %v", q, got, want)
+		}
+		for d, p := range want {
+			if math.Abs(got[d]-p) > 1e-12 {
+				t.Fatalf("query %v doc %d: p_lex %v, want %v", q, d, got[d], p)
+			}
+		}
+	})
+}

@@ -363,7 +363,10 @@ func (x *Index) resolve(r *Result, sc *searchScratch) {
 					t.DF = min(n, max(t.DF, overflow))
 				}
 			}
-		} else if t.Active && inVocab {
+		} else if t.Active && inVocab && t.DF <= rank.InformativeDF(n) {
+			// Only informative terms get variants: a common word's
+			// variants are common too and would add long postings for
+			// almost no information.
 			if vs := x.variants(t.Text); len(vs) > 0 {
 				t.Expansions = mergeExpansions([]Expansion{{Term: t.Text, Weight: 1, id: id}}, vs)
 			}
@@ -408,47 +411,83 @@ func (x *Index) unionDF(exps []Expansion, sc *searchScratch) int {
 	return df
 }
 
-// accumulate reads the postings of every active term once, adding to each
+// accumulate reads the postings of the active terms, adding to each
 // record's matched-term mask, its Σ weight·I(t) and its BM25.
+//
+// Every answer record holds a seed term (see seedTerms), so the seed
+// terms' postings decide which records are candidates and the other
+// terms' postings only update those. The long postings of common words
+// are then read but no record is added from them, which keeps the work
+// per record found, not per record holding "the".
 func (x *Index) accumulate(r *Result, sc *searchScratch) {
 	n := float64(x.Len())
 	avgWords := max(float64(x.words)/n, 1)
+	seeds := seedTerms(r)
 	touched := sc.touched[:0]
-	for i, t := range r.Terms {
-		if !t.Active {
-			break
-		}
-		bit := uint64(1) << i
-		idf := math.Log(1 + (n-float64(t.DF)+0.5)/(float64(t.DF)+0.5))
-		lists := t.Expansions
-		if len(lists) == 0 {
-			id, ok := x.vocab[t.Text]
-			if !ok {
+	for pass := range 2 {
+		for i, t := range r.Terms {
+			if !t.Active {
+				break
+			}
+			bit := uint64(1) << i
+			if (seeds&bit != 0) != (pass == 0) {
 				continue
 			}
-			lists = []Expansion{{Weight: 1, id: id}}
-		}
-		// Expansions are best first, so the first list to reach a record
-		// gives it the term's best weight.
-		for _, e := range lists {
-			pt := &x.terms[e.id]
-			for j, s := range pt.slots {
-				a := &sc.acc[s]
-				if a.mask == 0 {
-					touched = append(touched, s)
-				}
-				if a.mask&bit != 0 {
+			idf := math.Log(1 + (n-float64(t.DF)+0.5)/(float64(t.DF)+0.5))
+			lists := t.Expansions
+			if len(lists) == 0 {
+				id, ok := x.vocab[t.Text]
+				if !ok {
 					continue
 				}
-				a.mask |= bit
-				a.num += e.Weight * t.Info
-				tf := float64(pt.tfs[j])
-				norm := bm25K1 * (1 - bm25B + bm25B*float64(x.slots[s].words)/avgWords)
-				a.bm += e.Weight * idf * tf * (bm25K1 + 1) / (tf + norm)
+				lists = []Expansion{{Weight: 1, id: id}}
+			}
+			// Expansions are best first, so the first list to reach a
+			// record gives it the term's best weight.
+			for _, e := range lists {
+				pt := &x.terms[e.id]
+				for j, s := range pt.slots {
+					a := &sc.acc[s]
+					if a.mask&bit != 0 || (a.mask == 0 && pass == 1) {
+						continue
+					}
+					if a.mask == 0 {
+						touched = append(touched, s)
+					}
+					a.mask |= bit
+					a.num += e.Weight * t.Info
+					tf := float64(pt.tfs[j])
+					norm := bm25K1 * (1 - bm25B + bm25B*float64(x.slots[s].words)/avgWords)
+					a.bm += e.Weight * idf * tf * (bm25K1 + 1) / (tf + norm)
+				}
 			}
 		}
 	}
 	sc.touched = touched
+}
+
+// seedTerms returns the mask of the terms whose records are the only
+// possible answers: the informative terms (an AND hit holds them all, an
+// OR hit holds one), or, when there are none, the rarest term (OR is then
+// empty, and an AND hit holds every term).
+func seedTerms(r *Result) uint64 {
+	var informative, rarest uint64
+	rarestDF := math.MaxInt
+	for i, t := range r.Terms {
+		if !t.Active {
+			break
+		}
+		if t.Informative {
+			informative |= 1 << i
+		}
+		if t.DF > 0 && t.DF < rarestDF {
+			rarest, rarestDF = 1<<i, t.DF
+		}
+	}
+	if informative != 0 {
+		return informative
+	}
+	return rarest
 }
 
 // collect picks the AND hits, or the OR hits when there are none, and
@@ -473,7 +512,13 @@ func (x *Index) collect(r *Result, sc *searchScratch) {
 	if r.Mode != ModeAND && informative != 0 {
 		r.Mode = ModeOR
 	}
-	r.hits = make([]Hit, 0, len(sc.touched))
+	keep := 0
+	for _, s := range sc.touched {
+		if m := sc.acc[s].mask; (r.Mode == ModeAND && m == all) || (r.Mode == ModeOR && m&informative != 0) {
+			keep++
+		}
+	}
+	r.hits = make([]Hit, 0, keep)
 	for _, s := range sc.touched {
 		a := sc.acc[s]
 		sc.acc[s] = accum{}
