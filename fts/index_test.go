@@ -392,3 +392,29 @@ func TestPropertySearchMatchesModel(t *testing.T) {
 		}
 	})
 }
+
+// FindAll gives exact ranks without sorting every hit, before or after a
+// partial Top.
+func TestFindAllRanks(t *testing.T) {
+	x := New()
+	for i := range 2000 {
+		x.Add(uint32(i), strings.Repeat("lantern ", 1+i%5)+fmt.Sprintf("item%d", i%17))
+	}
+	filler(x, 10000, 20000)
+	full := x.Search("lantern item3 zzzz")
+	want := map[uint32]int{}
+	for i, h := range full.Top(full.Len()) {
+		want[h.Doc] = i + 1
+	}
+	docs := []uint32{1999, 3, 0, 777, 1500, 42, 10001}
+	for _, top := range []int{0, 50} {
+		r := x.Search("lantern item3 zzzz")
+		r.Top(top)
+		for i, f := range r.FindAll(docs) {
+			w, ok := want[docs[i]]
+			if f.OK != ok || f.Rank != w {
+				t.Errorf("top %d, doc %d: rank %d ok %v, want %d %v", top, docs[i], f.Rank, f.OK, w, ok)
+			}
+		}
+	}
+}

@@ -112,6 +112,7 @@ func (r *Result) Len() int { return len(r.hits) }
 func (r *Result) Top(n int) []Hit {
 	n = min(max(n, 0), len(r.hits))
 	if n > r.sorted {
+		r.pos = nil // hits move
 		if n*4 >= len(r.hits) {
 			r.sortAll()
 		} else {
@@ -125,22 +126,56 @@ func (r *Result) Top(n int) []Hit {
 
 // Find returns doc's hit and its 1-based rank among all hits.
 func (r *Result) Find(doc uint32) (Hit, int, bool) {
-	s, ok := r.x.docs[doc]
-	if !ok || len(r.hits) == 0 {
-		return Hit{}, 0, false
+	f := r.FindAll([]uint32{doc})
+	return f[0].Hit, f[0].Rank, f[0].OK
+}
+
+// Found is one answer of [Result.FindAll].
+type Found struct {
+	Hit  Hit
+	Rank int // 1-based, among all hits
+	OK   bool
+}
+
+// FindAll looks up several distinct records at once: their hits and
+// exact ranks among all hits, without sorting all hits. It sorts the m
+// records asked for and counts, for each of the H hits, which of them it
+// precedes: O(H·log m).
+func (r *Result) FindAll(docs []uint32) []Found {
+	out := make([]Found, len(docs))
+	if len(r.hits) == 0 {
+		return out
 	}
 	if r.pos == nil {
-		r.sortAll()
 		r.pos = make([]int32, len(r.x.slots))
 		for i, h := range r.hits {
 			r.pos[r.x.docs[h.Doc]] = int32(i + 1)
 		}
 	}
-	if int(s) >= len(r.pos) || r.pos[s] == 0 {
-		return Hit{}, 0, false
+	var asked []int // indexes into out, of the records found
+	for i, d := range docs {
+		if s, ok := r.x.docs[d]; ok && int(s) < len(r.pos) && r.pos[s] > 0 {
+			out[i] = Found{Hit: r.hits[r.pos[s]-1], OK: true}
+			asked = append(asked, i)
+		}
 	}
-	i := int(r.pos[s]) - 1
-	return r.hits[i], i + 1, true
+	slices.SortFunc(asked, func(a, b int) int { return compareHits(out[a].Hit, out[b].Hit) })
+	// before[k]: hits that precede asked[k] but not asked[k-1].
+	before := make([]int, len(asked)+1)
+	for _, h := range r.hits {
+		k, _ := slices.BinarySearchFunc(asked, h, func(i int, h Hit) int { return compareHits(out[i].Hit, h) })
+		// asked[k:] compare ≥ h; h precedes those strictly after it.
+		if k < len(asked) && out[asked[k]].Hit == h {
+			k++
+		}
+		before[k]++
+	}
+	preceding := 0
+	for k, i := range asked {
+		preceding += before[k]
+		out[i].Rank = preceding + 1
+	}
+	return out
 }
 
 func (r *Result) sortAll() {

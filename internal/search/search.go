@@ -170,11 +170,16 @@ func (r *run) gather(pool int) []*candidate {
 		c.lex, c.rankLex = h, i+1
 	}
 	if r.lexFull {
+		var rest []*candidate
+		var docs []uint32
 		for _, c := range cands {
 			if c.rankLex == 0 {
-				if h, rk, ok := r.lex.Find(c.doc); ok {
-					c.lex, c.rankLex = h, rk
-				}
+				rest, docs = append(rest, c), append(docs, c.doc)
+			}
+		}
+		for i, f := range r.lex.FindAll(docs) {
+			if f.OK {
+				rest[i].lex, rest[i].rankLex = f.Hit, f.Rank
 			}
 		}
 	}
