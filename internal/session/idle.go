@@ -73,12 +73,21 @@ func (s *Session) Expired() bool { return s.expired(time.Now(), nil) }
 func (s *Session) Touch() { s.touch(time.Now()) }
 
 func (s *Session) touch(now time.Time) {
+	fi, err := os.Stat(s.usedPath())
+	if err != nil {
+		fi = nil
+	}
+	s.touchSeen(now, fi, s.autoLock())
+}
+
+// touchSeen moves the idle clock to now unless it was moved very recently;
+// fi is the clock file as just seen (nil if missing).
+func (s *Session) touchSeen(now time.Time, fi os.FileInfo, timeout time.Duration) {
 	path := s.usedPath()
-	fi, err := os.Stat(path)
-	if err == nil {
+	if fi != nil {
 		throttle := touchEvery
-		if t := s.autoLock(); t > 0 {
-			throttle = min(throttle, t/10)
+		if timeout > 0 {
+			throttle = min(throttle, timeout/10)
 		}
 		if d := now.Sub(fi.ModTime()); d >= 0 && d < throttle {
 			return
@@ -90,4 +99,20 @@ func (s *Session) touch(now time.Time) {
 		f.Close()
 		os.Chtimes(path, now, now)
 	}
+}
+
+// Use is one use by a process that holds the key: it reports whether the
+// vault had been idle past the timeout (the caller must then lock it), and
+// otherwise moves the idle clock. Two stat calls in the common case.
+func (s *Session) Use() (expired bool) {
+	now, timeout := time.Now(), s.autoLock()
+	fi, err := os.Stat(s.usedPath())
+	if err != nil {
+		fi = nil
+	}
+	if timeout > 0 && fi != nil && now.Sub(fi.ModTime()) > timeout {
+		return true
+	}
+	s.touchSeen(now, fi, timeout)
+	return false
 }

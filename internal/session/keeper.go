@@ -47,13 +47,10 @@ func (k *Keeper) Vault() (*vault.Vault, error) {
 	if k.v != nil {
 		if !k.hold.Current() {
 			k.drop() // locked or re-unlocked elsewhere: start again
-		} else if k.sess != nil && k.sess.Expired() {
+		} else if k.sess != nil && k.sess.Use() {
 			k.lockLocked()
 			return nil, errAutoLocked
 		} else {
-			if k.sess != nil {
-				k.sess.Touch()
-			}
 			return k.v, nil
 		}
 	}

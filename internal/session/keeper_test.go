@@ -3,6 +3,7 @@ package session
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -18,7 +19,12 @@ const keeperPass = "correct horse battery"
 // keeperVault creates a vault and returns its path and an OpenFunc for it.
 func keeperVault(t *testing.T) (string, OpenFunc) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "memory.vault")
+	return keeperVaultB(t, t.TempDir())
+}
+
+func keeperVaultB(t testing.TB, dir string) (string, OpenFunc) {
+	t.Helper()
+	path := filepath.Join(dir, "memory.vault")
 	v, err := vault.Create(path, vault.Options{
 		Unlock: vaultfmt.Unlock{Passphrase: []byte(keeperPass)},
 		KDF:    vaultfmt.KDFParams{Time: 1, MemoryKiB: 8 * 1024, Threads: 1},
@@ -184,4 +190,13 @@ func TestKeeperConcurrent(t *testing.T) {
 	if stored.Load() == 0 {
 		t.Fatal("no store went through between the locks")
 	}
+}
+
+func writeBootID(t testing.TB, dir string) string {
+	t.Helper()
+	path := filepath.Join(dir, "boot_id")
+	if err := os.WriteFile(path, []byte("bench-boot\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
