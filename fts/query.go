@@ -187,10 +187,10 @@ func (r *Result) sortAll() {
 
 // TermMatch explains one query term's part in a hit.
 type TermMatch struct {
-	Term   string  // the query term
-	Via    string  // the vocabulary term that matched, when not Term itself
-	Info   float64 // I(t)
-	Weight float64 // share of I(t) earned: 1, or less for a misspelling
+	Term   string  `json:"term"`          // the query term
+	Via    string  `json:"via,omitempty"` // the vocabulary term that matched, when not Term itself
+	Info   float64 `json:"info"`          // I(t)
+	Weight float64 `json:"weight"`        // share of I(t) earned: 1, or less for a misspelling or variant
 }
 
 // Explain lists the query terms a hit matched, with the information each

@@ -25,6 +25,8 @@ type Query struct {
 	Namespaces []string
 	// Filter, when set, keeps only the records it accepts. It runs after
 	// ranking; when it leaves too few results the candidate pools widen.
+	// It is called with the engine's read lock held, so it must not call
+	// the engine.
 	Filter func(doc uint32) bool
 	// Now is the clock for opinion age; zero means time.Now().
 	Now time.Time
