@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/compartment/compartment/internal/session"
 	"github.com/compartment/compartment/internal/vault"
 	"github.com/compartment/compartment/vaultfmt"
 )
@@ -38,6 +39,11 @@ func (c *InitCmd) Run(app *App) error {
 		return err
 	}
 	defer v.Close()
+	if app.Keyfile != "" {
+		if err := session.RememberKeyfile(app.Vault, app.Keyfile); err != nil {
+			return err
+		}
+	}
 	st, err := v.Status()
 	if err != nil {
 		return err

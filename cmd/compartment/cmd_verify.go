@@ -116,7 +116,13 @@ type RekeyCmd struct {
 }
 
 func (c *RekeyCmd) Run(app *App) error {
-	v, err := app.openVault()
+	// Changing the passphrase requires knowing it: an unlocked session is
+	// not enough.
+	u, err := app.passphraseCredential()
+	if err != nil {
+		return err
+	}
+	v, err := app.openVaultWith(u)
 	if err != nil {
 		return err
 	}

@@ -156,6 +156,11 @@ func (app *App) openVault() (*vault.Vault, error) {
 	if err != nil {
 		return nil, err
 	}
+	return app.openVaultWith(u)
+}
+
+// openVaultWith opens the vault with a given credential.
+func (app *App) openVaultWith(u vaultfmt.Unlock) (*vault.Vault, error) {
 	enc, err := app.encoder()
 	if err != nil {
 		return nil, err
