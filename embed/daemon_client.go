@@ -399,7 +399,9 @@ func (c *daemonClient) spawn() (<-chan error, error) {
 	}
 	defer logFile.Close()
 	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.Env = daemonEnviron(os.Environ())
+	// The same heap settings as tuneCHeap, but from the first malloc on.
+	cmd.Env = append(daemonEnviron(os.Environ()),
+		"GLIBC_TUNABLES=glibc.malloc.arena_max=1:glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=1048576")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("embed: start daemon: %w", err)

@@ -8,6 +8,7 @@ import (
 	"log"
 	"net"
 	"os"
+	"runtime"
 	"sync"
 	"time"
 )
@@ -53,12 +54,16 @@ type daemon struct {
 	timer    *time.Timer // fires the idle exit while clients == 0
 	inflight int         // requests being embedded
 	trimmer  *time.Timer // trims memory after a quiet spell
+
+	// cores admits one inference per core at a time: more would not be
+	// faster (each runs on one thread) but would hold more buffers.
+	cores chan struct{}
 }
 
 // trimAfter is the quiet spell after the last request before the daemon
-// hands its scratch memory back: short enough that an idle daemon is
-// small, long enough that a burst of requests does not pay for it.
-const trimAfter = 250 * time.Millisecond
+// hands its scratch memory back: an idle daemon is small, while requests
+// in a session keep reusing warm buffers (a fresh page costs a fault).
+const trimAfter = 3 * time.Second
 
 // RunDaemon loads the model once and serves it on a Unix socket until ctx
 // ends, a client asks it to stop, or nobody has used it for the idle time.
@@ -114,7 +119,8 @@ func newDaemon(enc Encoder, ref modelRef, opts DaemonOptions) *daemon {
 		logTo = io.Discard
 	}
 	d := &daemon{enc: enc, ref: ref, started: time.Now(), idle: idle,
-		log: log.New(logTo, "embed-daemon: ", log.LstdFlags)}
+		log:   log.New(logTo, "embed-daemon: ", log.LstdFlags),
+		cores: make(chan struct{}, runtime.GOMAXPROCS(0))}
 	d.hello = helloReply{Version: daemonProtoVersion, PID: os.Getpid(), Model: ref, Info: toWire(enc.Info())}
 	return d
 }
@@ -132,7 +138,7 @@ func (d *daemon) serve(ctx context.Context, ln net.Listener) error {
 	d.trimmer = time.AfterFunc(time.Hour, d.trimIfQuiet)
 	d.trimmer.Stop()
 	d.mu.Unlock()
-	trimResident()
+	trimResident(true)
 	d.log.Printf("serving %s (sha256 %s) on %s, pid %d", d.hello.Info.Name, d.hello.Info.SHA256, ln.Addr(), os.Getpid())
 	var wg sync.WaitGroup
 	for {
@@ -177,9 +183,14 @@ func (d *daemon) join() {
 	d.mu.Unlock()
 }
 
-// working brackets one embedding request; the last one out arms the
-// memory trim.
+// working brackets one embedding request: it waits for a free core, and
+// the last request out arms the memory trim.
 func (d *daemon) working(delta int) {
+	if delta > 0 {
+		d.cores <- struct{}{}
+	} else {
+		<-d.cores
+	}
 	d.mu.Lock()
 	d.inflight += delta
 	if d.inflight == 0 {
@@ -194,7 +205,7 @@ func (d *daemon) trimIfQuiet() {
 	quiet := d.inflight == 0
 	d.mu.Unlock()
 	if quiet {
-		trimResident()
+		trimResident(false)
 	}
 }
 

@@ -23,8 +23,8 @@ const (
 	onnxMaxBatchTokens = 16384
 )
 
-// EnvEmbedThreads caps the threads ONNX Runtime uses for one inference
-// (default: the runtime's choice, one per core).
+// EnvEmbedThreads sets the threads ONNX Runtime uses for one inference
+// (default 1; see sessionOptions).
 const EnvEmbedThreads = "COMPARTMENT_EMBED_THREADS"
 
 // onnxEncoder runs a transformer encoder exported to ONNX: tokenise, frame
@@ -141,19 +141,26 @@ func pickOutput(outputs []ort.InputOutputInfo, dim int) (ort.InputOutputInfo, er
 	return *chosen, nil
 }
 
-// sessionOptions sets the thread count from the environment and stops idle
-// worker threads from spinning: the daemon spends most of its life idle
-// between short requests and must not burn a core doing so.
+// sessionOptions runs each inference on one thread unless
+// COMPARTMENT_EMBED_THREADS asks for more, and stops idle worker threads
+// from spinning. Measured here (2 cores shared with the agents and the
+// rest of the machine): one thread is faster than two for queries and
+// memories, in CPU and in wall time, because waking a second thread for
+// each of a graph's small operators costs more than it saves; concurrent
+// requests still use both cores, one each. A bulk re-embedding on an idle
+// machine can set COMPARTMENT_EMBED_THREADS=2.
 func sessionOptions() (*ort.SessionOptions, error) {
 	opts, err := ort.NewSessionOptions()
 	if err != nil {
 		return nil, fmt.Errorf("session options: %w", err)
 	}
+	threads := 1
 	if n, err := strconv.Atoi(os.Getenv(EnvEmbedThreads)); err == nil && n > 0 {
-		if err := opts.SetIntraOpNumThreads(n); err != nil {
-			opts.Destroy()
-			return nil, fmt.Errorf("session options: %w", err)
-		}
+		threads = n
+	}
+	if err := opts.SetIntraOpNumThreads(threads); err != nil {
+		opts.Destroy()
+		return nil, fmt.Errorf("session options: %w", err)
 	}
 	if err := opts.AddSessionConfigEntry("session.intra_op.allow_spinning", "0"); err != nil {
 		opts.Destroy()

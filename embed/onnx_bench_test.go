@@ -14,6 +14,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // Benchmarks of the ONNX path. The numbers that matter:
@@ -239,7 +240,7 @@ func waitIdle(b *testing.B) {
 		}
 		exec.Command("sleep", "0.25").Run()
 	}
-	exec.Command("sleep", "0.6").Run()
+	time.Sleep(trimAfter + 500*time.Millisecond)
 }
 
 // procMemory reads Rss and Pss of a process from smaps_rollup, in MB.
