@@ -36,7 +36,7 @@ targets=(".cache/lib/${libname}")
 if [ -n "${HOME:-}" ]; then
 	targets+=("${HOME}/.compartment/lib/${libname}")
 	# The vault's home directory stays private whoever creates it first.
-	[ -d "${HOME}/.compartment" ] || mkdir -m 0700 "${HOME}/.compartment"
+	[ -d "${HOME}/.compartment" ] || { mkdir -p "${HOME}" && mkdir -m 0700 "${HOME}/.compartment"; }
 fi
 
 all_good=1
