@@ -107,8 +107,10 @@ type Result struct {
 // Len is the number of records found.
 func (r *Result) Len() int { return len(r.hits) }
 
-// Top returns the n best hits, best first in the channel's order (see
-// compareHits). The slice is owned by r.
+// Top returns the n hits with the strongest literal evidence, strongest
+// first: higher p_lex, then higher BM25, then lower doc. This is the
+// candidate pool: no record beyond it has a higher p_lex. The slice is
+// owned by r.
 func (r *Result) Top(n int) []Hit {
 	n = min(max(n, 0), len(r.hits))
 	if n > r.sorted {
@@ -117,7 +119,7 @@ func (r *Result) Top(n int) []Hit {
 			r.sortAll()
 		} else {
 			selectTop(r.hits, n)
-			slices.SortFunc(r.hits[:n], compareHits)
+			slices.SortFunc(r.hits[:n], compareEvidence)
 			r.sorted = n
 		}
 	}
@@ -138,7 +140,8 @@ type Found struct {
 }
 
 // FindAll looks up several distinct records at once: their hits and
-// exact ranks among all hits, without sorting all hits. It sorts the m
+// exact ranks among all hits in the channel's rank order (compareRank),
+// without sorting all hits. It sorts the m
 // records asked for and counts, for each of the H hits, which of them it
 // precedes: O(H·log m).
 func (r *Result) FindAll(docs []uint32) []Found {
@@ -159,11 +162,11 @@ func (r *Result) FindAll(docs []uint32) []Found {
 			asked = append(asked, i)
 		}
 	}
-	slices.SortFunc(asked, func(a, b int) int { return compareHits(out[a].Hit, out[b].Hit) })
+	slices.SortFunc(asked, func(a, b int) int { return compareRank(out[a].Hit, out[b].Hit) })
 	// before[k]: hits that precede asked[k] but not asked[k-1].
 	before := make([]int, len(asked)+1)
 	for _, h := range r.hits {
-		k, _ := slices.BinarySearchFunc(asked, h, func(i int, h Hit) int { return compareHits(out[i].Hit, h) })
+		k, _ := slices.BinarySearchFunc(asked, h, func(i int, h Hit) int { return compareRank(out[i].Hit, h) })
 		// asked[k:] compare ≥ h; h precedes those strictly after it.
 		if k < len(asked) && out[asked[k]].Hit == h {
 			k++
@@ -180,7 +183,7 @@ func (r *Result) FindAll(docs []uint32) []Found {
 
 func (r *Result) sortAll() {
 	if r.sorted < len(r.hits) {
-		slices.SortFunc(r.hits, compareHits)
+		slices.SortFunc(r.hits, compareEvidence)
 		r.sorted = len(r.hits)
 	}
 }
@@ -219,43 +222,55 @@ func (r *Result) Explain(h Hit) []TermMatch {
 	return out
 }
 
-// compareHits is the literal channel's order: BM25, then p_lex, then
-// doc. BM25 orders (the original ranked FTS5 hits by bm25 too), p_lex
-// weighs: the channel's rank only feeds the small rank-agreement residue,
-// while p_lex carries the evidence. On LongMemEval_S dev this order beat
-// p_lex-then-BM25 by about a point of session recall_any@5.
-func compareHits(a, b Hit) int {
+// compareRank is the literal channel's rank order: BM25, then p_lex,
+// then doc. BM25 orders (the original ranked FTS5 hits by bm25 too), p_lex
+// weighs: the rank only feeds the small rank-agreement residue, while
+// p_lex carries the evidence. On LongMemEval_S dev ranking by BM25 beat
+// ranking by p_lex by about a point of session recall_any@5.
+func compareRank(a, b Hit) int {
+	if c := cmpDesc(a.BM25, b.BM25); c != 0 {
+		return c
+	}
+	if c := cmpDesc(a.PLex, b.PLex); c != 0 {
+		return c
+	}
+	return cmpU32(a.Doc, b.Doc)
+}
+
+// compareEvidence is the pool order: p_lex, then BM25, then doc.
+func compareEvidence(a, b Hit) int {
+	if c := cmpDesc(a.PLex, b.PLex); c != 0 {
+		return c
+	}
+	if c := cmpDesc(a.BM25, b.BM25); c != 0 {
+		return c
+	}
+	return cmpU32(a.Doc, b.Doc)
+}
+
+// cmpDesc orders larger values first.
+func cmpDesc(a, b float64) int {
 	switch {
-	case a.BM25 != b.BM25:
-		if a.BM25 > b.BM25 {
-			return -1
-		}
-		return 1
-	case a.PLex != b.PLex:
-		if a.PLex > b.PLex {
-			return -1
-		}
-		return 1
-	case a.Doc < b.Doc:
+	case a > b:
 		return -1
-	case a.Doc > b.Doc:
+	case a < b:
 		return 1
 	}
 	return 0
 }
 
-// selectTop moves the n best hits (in any order) to the front of hs:
-// quickselect, linear on average.
+// selectTop moves the n hits with the strongest evidence (in any order)
+// to the front of hs: quickselect, linear on average.
 func selectTop(hs []Hit, n int) {
 	lo, hi := 0, len(hs)-1
 	for lo < hi {
 		p := hs[lo+(hi-lo)/2]
 		i, j := lo, hi
 		for i <= j {
-			for compareHits(hs[i], p) < 0 {
+			for compareEvidence(hs[i], p) < 0 {
 				i++
 			}
-			for compareHits(hs[j], p) > 0 {
+			for compareEvidence(hs[j], p) > 0 {
 				j--
 			}
 			if i <= j {

@@ -123,13 +123,12 @@ type run struct {
 	vecRanked        int
 	lastCos          float64
 	lastPLex         float64
-	lexRanked        int
 }
 
 // gather builds the candidate pool: the best pool windows (each record by
-// its best window) and the pool best literal hits. Every candidate found
-// literally at all gets its p_lex and literal rank, even from beyond the
-// literal pool.
+// its best window) and the pool literal hits with the highest p_lex.
+// Every candidate found literally at all gets its p_lex and literal rank,
+// even one only the vector pool brought in.
 func (r *run) gather(pool int) []*candidate {
 	byDoc := map[uint32]*candidate{}
 	var cands []*candidate
@@ -163,26 +162,22 @@ func (r *run) gather(pool int) []*candidate {
 		}
 	}
 	top := r.lex.Top(pool)
-	r.lexFull, r.lexRanked, r.lastPLex = r.lex.Len() > len(top), len(top), 0
+	r.lexFull, r.lastPLex = r.lex.Len() > len(top), 0
 	if len(top) > 0 {
 		r.lastPLex = top[len(top)-1].PLex
 	}
-	for i, h := range top {
-		c := get(h.Doc)
-		c.lex, c.rankLex = h, i+1
+	for _, h := range top {
+		get(h.Doc)
 	}
-	if r.lexFull {
-		var rest []*candidate
-		var docs []uint32
-		for _, c := range cands {
-			if c.rankLex == 0 {
-				rest, docs = append(rest, c), append(docs, c.doc)
-			}
-		}
-		for i, f := range r.lex.FindAll(docs) {
-			if f.OK {
-				rest[i].lex, rest[i].rankLex = f.Hit, f.Rank
-			}
+	// Every candidate the literal channel found at all gets its p_lex and
+	// its rank (BM25 order), also those the vector pool brought in.
+	docs := make([]uint32, len(cands))
+	for i, c := range cands {
+		docs[i] = c.doc
+	}
+	for i, f := range r.lex.FindAll(docs) {
+		if f.OK {
+			cands[i].lex, cands[i].rankLex = f.Hit, f.Rank
 		}
 	}
 	return cands
@@ -244,7 +239,9 @@ func (r *run) widen(kept []*candidate, picked []int) bool {
 		bound.PVec, bound.RankVec = rank.PVec(r.lastCos), r.vecRanked+1
 	}
 	if r.lexFull {
-		bound.PLex, bound.RankLex = r.lastPLex, r.lexRanked+1
+		// Beyond the pool p_lex is at most the pool's last; the BM25 rank
+		// can be anything.
+		bound.PLex, bound.RankLex = r.lastPLex, 1
 	}
 	return rank.Unaged(bound) >= threshold
 }

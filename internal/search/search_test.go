@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -384,4 +385,26 @@ func TestConcurrentSearchWithWriter(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// The literal pool is chosen by evidence (p_lex), not by BM25: a long
+// record holding every query term is a candidate even when 300 short
+// records out-score it on BM25.
+func TestLiteralPoolByEvidence(t *testing.T) {
+	e := New(0)
+	fill(t, e, 10000, 5000)
+	for i := range 300 {
+		mustAdd(t, e, uint32(i), "alpha beta", nil, DocMeta{Seq: uint64(i)})
+	}
+	long := "alpha beta gamma " + strings.Repeat("padding words about nothing ", 700)
+	mustAdd(t, e, 999, long, nil, DocMeta{Seq: 999})
+	for _, k := range []int{1, 5} {
+		res := mustSearch(t, e, Query{Text: "alpha beta gamma delta", TopK: k, Explain: true}) // no delta: OR
+		if len(res) == 0 || res[0].Doc != 999 {
+			t.Fatalf("top_k %d: %v, want the record holding all three terms first", k, docsOf(res))
+		}
+		if res[0].Explain.RankLex <= 200 {
+			t.Errorf("the long record's BM25 rank is %d; the test wants it beyond the first pool", res[0].Explain.RankLex)
+		}
+	}
 }
