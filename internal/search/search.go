@@ -123,6 +123,7 @@ type run struct {
 	vecRanked        int
 	lastCos          float64
 	lastPLex         float64
+	rejected         int // candidates the filter turned away
 }
 
 // gather builds the candidate pool: the best pool windows (each record by
@@ -187,8 +188,10 @@ func (r *run) gather(pool int) []*candidate {
 // the cut; it returns the kept candidates and the indexes picked.
 func (r *run) rank(cands []*candidate) ([]*candidate, []int) {
 	kept := cands[:0]
+	r.rejected = 0
 	for _, c := range cands {
 		if r.q.Filter != nil && !r.q.Filter(c.doc) {
+			r.rejected++
 			continue
 		}
 		r.score(c)
@@ -216,9 +219,13 @@ func (r *run) score(c *candidate) {
 	c.scored = rank.Scored{Final: rank.Final(c.evidence, c.imp, c.op), Unaged: rank.Unaged(c.sig)}
 }
 
-// widen decides whether a larger pool could change the answer: a channel
-// left records out, too few results survived, and (for the relevance cut)
-// a record beyond the pools could still clear the threshold.
+// widen decides whether a larger pool could change the answer. With
+// top_k: a channel left records out and fewer than top_k survived. With
+// the relevance cut: the filter turned candidates away, a channel left
+// records out, fewer than the cap survived, and a record beyond the pools
+// could still clear the threshold. (Without a filter the relevance cut
+// reads the first pools, as the original did: past them a record's
+// evidence is at most the weakest pooled one's.)
 func (r *run) widen(kept []*candidate, picked []int) bool {
 	if !r.vecFull && !r.lexFull {
 		return false
@@ -226,7 +233,7 @@ func (r *run) widen(kept []*candidate, picked []int) bool {
 	if r.q.TopK > 0 {
 		return len(picked) < r.q.TopK
 	}
-	if len(picked) >= rank.MaxResults {
+	if r.rejected == 0 || len(picked) >= rank.MaxResults {
 		return false
 	}
 	best := 0.0
