@@ -385,3 +385,71 @@ func (c constantEncoder) Close() error                         { return nil }
 func BenchmarkONNXDaemonRoundTrip(b *testing.B) {
 	benchEmbed(b, benchDaemon(b, constantModel))
 }
+
+// BenchmarkONNXOverhead interleaves, in every iteration, the model alone,
+// the in-process Encoder call and the daemon's, on the same text, so load
+// from the rest of the machine falls on all three alike. It reports each
+// as µs/op and the overheads beyond inference: tokenise + frame + pool +
+// normalise in-process, and that plus the socket round trip through the
+// daemon.
+func BenchmarkONNXOverhead(b *testing.B) {
+	requireORT(b)
+	abs, _ := filepath.Abs(fixtureDir)
+	local := benchEncoder(b, fixtureDir)
+	remote := benchDaemon(b, abs)
+	for name, text := range map[string]string{"query": onnxBenchQuery, "memory200": onnxBenchMemory} {
+		b.Run(name, func(b *testing.B) {
+			framed := text
+			if name == "query" {
+				framed = local.info.QueryPrefix + text
+			}
+			ids, _, _ := local.tok.Encode(framed)
+			width := len(ids) + 2
+			in, mask, types := make([]int64, width), make([]int64, width), make([]int64, width)
+			in[0], in[width-1] = int64(local.specials.Open), int64(local.specials.Close)
+			for i, id := range ids {
+				in[i+1] = int64(id)
+			}
+			for i := range mask {
+				mask[i] = 1
+			}
+			embed := func(enc Encoder) {
+				var err error
+				if name == "query" {
+					_, err = enc.EmbedQuery(text)
+				} else {
+					_, err = enc.EmbedDocuments([]string{text})
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			infer := func() {
+				if _, err := local.run(1, width, in, mask, types); err != nil {
+					b.Fatal(err)
+				}
+			}
+			// The order rotates: whatever runs first after a wait pays for
+			// a cold cache, and that must not fall on one of them only.
+			steps := []func(){infer, func() { embed(local) }, func() { embed(remote) }}
+			var spent [3]time.Duration
+			i := 0
+			for b.Loop() {
+				for k := range steps {
+					j := (i + k) % len(steps)
+					t0 := time.Now()
+					steps[j]()
+					spent[j] += time.Since(t0)
+				}
+				i++
+			}
+			tInfer, tLocal, tRemote := spent[0], spent[1], spent[2]
+			us := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(b.N) }
+			b.ReportMetric(us(tInfer), "inference-µs")
+			b.ReportMetric(us(tLocal), "inprocess-µs")
+			b.ReportMetric(us(tRemote), "daemon-µs")
+			b.ReportMetric(us(tLocal-tInfer), "overhead-inprocess-µs")
+			b.ReportMetric(us(tRemote-tInfer), "overhead-daemon-µs")
+		})
+	}
+}
