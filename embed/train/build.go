@@ -36,8 +36,12 @@ type Config struct {
 
 	RetrofitAlpha, RetrofitBeta float64
 	RetrofitIters               int
+	HypernymWeight              float64 // weight of WordNet hypernym links, 0 = none
+	RelatedWeight               float64 // weight of derivational and similar-to links
+	AcronymWeight               float64 // pull of an acronym towards its expansion's words
 
 	SIFa             float64 // pooling weight a/(a+p(w))
+	ConfCount        float64 // words seen fewer times in the corpus weigh count/ConfCount as much
 	OOVWeight        float64
 	CommonComponents int // principal components of sentence vectors removed
 
@@ -48,17 +52,37 @@ type Config struct {
 func DefaultConfig(cache string) Config {
 	return Config{
 		Cache:     cache,
-		VocabSize: 48000, SpokenShare: 36000, MinSpoken: 2, MinCount: 5,
+		VocabSize: 54000, SpokenShare: 30000, MinSpoken: 2, MinCount: 5,
 		Contexts: 20000, Window: 8, Alpha: 0.75,
-		Dim: 256, Oversample: 24, PowerIters: 2, EigPower: 0.5, Seed: 20261130,
+		Dim: 256, Oversample: 24, PowerIters: 2, EigPower: 0, Seed: 20261130,
 		RetrofitAlpha: 1, RetrofitBeta: 1, RetrofitIters: 10,
-		SIFa: 1e-3, OOVWeight: 0.6, CommonComponents: 1,
-		Buckets: 8192, MinN: 3, MaxN: 5,
+		HypernymWeight: 0.5, RelatedWeight: 0.5, AcronymWeight: 1,
+		SIFa: 1e-4, ConfCount: 0, OOVWeight: 0.2, CommonComponents: 1,
+		Buckets: 2048, MinN: 3, MaxN: 5,
 	}
 }
 
 // Build runs the whole pipeline and returns the model file's content.
 func Build(cfg Config, logf func(string, ...any)) (*embed.StaticModelData, error) {
+	base, err := buildBase(cfg, logf)
+	if err != nil {
+		return nil, err
+	}
+	return finish(cfg, base, logf)
+}
+
+// base is the expensive first half of a build: the corpus, the vocabulary
+// and the SVD word vectors. Developers tuning the second half can keep it
+// (see [BuildCached]).
+type base struct {
+	Stream *tokenStream
+	Vocab  *vocab
+	Spoken map[string]float64
+	U      dense     // left singular vectors of the PPMI matrix
+	Sigma  []float64 // singular values
+}
+
+func buildBase(cfg Config, logf func(string, ...any)) (*base, error) {
 	start := time.Now()
 	step := func(what string) { logf("%-28s %6.1fs", what, time.Since(start).Seconds()) }
 	ts, err := readCorpus(cfg.Cache, logf)
@@ -71,31 +95,52 @@ func Build(cfg Config, logf func(string, ...any)) (*embed.StaticModelData, error
 		return nil, err
 	}
 	v := chooseVocab(ts, spoken, cfg.VocabSize, cfg.SpokenShare, cfg.MinSpoken, cfg.MinCount)
-	index := make(map[string]int32, len(v.words))
-	for i, w := range v.words {
-		index[w] = int32(i)
-	}
 	logf("vocabulary %d words, corpus %d tokens", len(v.words), len(ts.ids))
 	m := ppmi(cooccurrence(ts, v, min(cfg.Contexts, len(v.words)), cfg.Window), cfg.Alpha)
 	step("ppmi")
 	logf("ppmi %d × %d, %d non-zero", m.rows, m.cols, len(m.val))
-	vecs, _ := randomizedSVD(m, cfg.Dim, cfg.Oversample, cfg.PowerIters, cfg.EigPower, cfg.Seed)
-	m = nil
+	u, sigma := randomizedSVD(m, cfg.Dim, cfg.Oversample, cfg.PowerIters, cfg.Seed)
 	step("svd")
+	return &base{Stream: ts, Vocab: v, Spoken: spoken, U: u, Sigma: sigma}, nil
+}
+
+// finish retrofits, weights, removes the common component, fits the
+// subword buckets and quantises.
+func finish(cfg Config, b *base, logf func(string, ...any)) (*embed.StaticModelData, error) {
+	start := time.Now()
+	step := func(what string) { logf("%-28s %6.1fs", what, time.Since(start).Seconds()) }
+	v := b.Vocab
+	vecs := scaleColumns(b.U, b.Sigma, cfg.EigPower)
+	index := make(map[string]int32, len(v.words))
+	for i, w := range v.words {
+		index[w] = int32(i)
+	}
 	normalizeRows(vecs)
-	lx, err := buildLexicon(cfg.Cache, v, index)
+	lx, err := buildLexicon(cfg, v, index)
 	if err != nil {
 		return nil, err
 	}
 	vecs = retrofit(vecs, lx, cfg.RetrofitAlpha, cfg.RetrofitBeta, cfg.RetrofitIters)
 	normalizeRows(vecs)
 	step("retrofit")
-	weights := sifWeights(v, spoken, cfg.SIFa)
-	removeCommon(vecs, sampleSentences(ts, v, weights, vecs, 40000), cfg.CommonComponents)
+	weights := sifWeights(v, b.Spoken, cfg.SIFa, cfg.ConfCount)
+	removeCommon(vecs, sampleSentences(b.Stream, v, weights, vecs, 40000), cfg.CommonComponents)
 	step("common component")
 	buckets := subwordBuckets(v.words, vecs, cfg.Buckets, cfg.MinN, cfg.MaxN)
 	step("subwords")
 	return quantize(cfg, v.words, vecs, weights, buckets), nil
+}
+
+// scaleColumns returns u·Σ^power: word vectors from the SVD, with the
+// eigenvalue weighting of Levy, Goldberg and Dagan (2015).
+func scaleColumns(u dense, sigma []float64, power float64) dense {
+	out := newDense(u.r, u.c)
+	for i := 0; i < u.r; i++ {
+		for j, x := range u.row(i) {
+			out.a[i*u.c+j] = x * math.Pow(sigma[j], power)
+		}
+	}
+	return out
 }
 
 func normalizeRows(d dense) {
@@ -107,8 +152,10 @@ func normalizeRows(d dense) {
 // sifWeights gives each word the smooth inverse frequency weight a/(a+p(w))
 // of Arora, Liang and Ma (2017). p(w) is the spoken frequency when SUBTLEX
 // has the word (user memories read like speech, not like a dictionary),
-// else the corpus frequency.
-func sifWeights(v *vocab, spoken map[string]float64, a float64) []float64 {
+// else the corpus frequency. A word the corpus has seen fewer than conf
+// times has a vector built on little evidence, so it weighs proportionally
+// less.
+func sifWeights(v *vocab, spoken map[string]float64, a, conf float64) []float64 {
 	var total float64
 	for _, c := range spoken {
 		total += c
@@ -120,6 +167,9 @@ func sifWeights(v *vocab, spoken map[string]float64, a float64) []float64 {
 			p = c / total
 		}
 		w[i] = a / (a + p)
+		if c := float64(v.counts[i]); c < conf {
+			w[i] *= c / conf
+		}
 	}
 	return w
 }

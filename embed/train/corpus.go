@@ -105,6 +105,7 @@ type synset struct {
 	lemmas    []string
 	gloss     string
 	hypernyms []string
+	related   []string // derivationally related forms and similar adjectives
 }
 
 func forEachSynset(dir string, fn func(synset)) error {
@@ -154,8 +155,11 @@ func parseSynset(line string) (synset, bool) {
 		i++
 	}
 	for k := 0; k < np && i+3 < len(f); k++ {
-		if f[i] == "@" || f[i] == "@i" {
+		switch f[i] {
+		case "@", "@i":
 			s.hypernyms = append(s.hypernyms, f[i+2][:1]+f[i+1])
+		case "+", "&":
+			s.related = append(s.related, f[i+2][:1]+f[i+1])
 		}
 		i += 4
 	}
@@ -410,4 +414,34 @@ func emitMailBody(text string, emit func(string)) {
 		b.WriteByte('\n')
 	}
 	paragraphs(b.String(), emit)
+}
+
+var dingAcronym = regexp.MustCompile(`([A-Za-z][A-Za-z' -]*[A-Za-z]) /([A-Za-z][A-Za-z0-9&.]*)/`)
+
+// forEachAcronym calls fn with each acronym and its expansion from V.E.R.A.
+// ("CRM" / "Customer Relationship Management") and from ding's English
+// phrases marked "/CRM/".
+func forEachAcronym(cache string, fn func(acronym, expansion string)) error {
+	text, err := readMaybeGzip(filepath.Join(cache, "pkg/dict-vera/usr/share/dictd/vera.dict.dz"))
+	if err != nil {
+		return err
+	}
+	head := ""
+	for _, line := range strings.Split(text, "\n") {
+		switch {
+		case strings.TrimSpace(line) == "":
+		case line[0] != ' ' && line[0] != '\t':
+			head = strings.TrimSpace(line)
+		case head != "":
+			fn(head, parenthetical.ReplaceAllString(strings.TrimSpace(line), ""))
+			head = ""
+		}
+	}
+	return forEachDing(filepath.Join(cache, "pkg/dict-de-en"), func(phrases []string) {
+		for _, p := range phrases {
+			if m := dingAcronym.FindStringSubmatch(p); m != nil {
+				fn(m[2], m[1])
+			}
+		}
+	})
 }

@@ -10,15 +10,27 @@ import (
 // OpenOffice thesaurus and ding's lists of English words translating the
 // same German word.
 type lexicon struct {
-	neighbours [][]int32
+	neighbours [][]edge
 }
+
+// edge is a lexicon link with its weight (1 for synonyms, less for
+// hypernyms).
+type edge struct {
+	to int32
+	w  float64
+}
+
+// commonWords is how many of the most frequent vocabulary words (function
+// words, mostly) are never a target of an acronym link.
+const commonWords = 150
 
 // buildLexicon links every pair of single-word vocabulary entries that share
 // a synset, a thesaurus sense or a ding translation list. Multi-word entries
 // are left out: their words are linked through co-occurrence instead.
-func buildLexicon(cache string, v *vocab, index map[string]int32) (*lexicon, error) {
-	sets := map[int32]map[int32]bool{}
-	link := func(group []string) {
+func buildLexicon(cfg Config, v *vocab, index map[string]int32) (*lexicon, error) {
+	cache := cfg.Cache
+	sets := map[int32]map[int32]float64{}
+	ids := func(group []string) []int32 {
 		var ids []int32
 		for _, g := range group {
 			w := embed.StaticWords(g)
@@ -32,21 +44,50 @@ func buildLexicon(cache string, v *vocab, index map[string]int32) (*lexicon, err
 		if len(ids) > 12 { // huge groups are loose senses; they blur more than they teach
 			ids = ids[:12]
 		}
-		for _, a := range ids {
-			for _, b := range ids {
+		return ids
+	}
+	connect := func(from, to []int32, w float64) {
+		if w <= 0 {
+			return
+		}
+		for _, a := range from {
+			for _, b := range to {
 				if a == b {
 					continue
 				}
 				if sets[a] == nil {
-					sets[a] = map[int32]bool{}
+					sets[a] = map[int32]float64{}
 				}
-				sets[a][b] = true
+				sets[a][b] = max(sets[a][b], w)
 			}
 		}
 	}
-	err := forEachSynset(cache+"/pkg/wordnet-base", func(s synset) { link(s.lemmas) })
+	link := func(group []string) {
+		g := ids(group)
+		connect(g, g, 1)
+	}
+	synsets := map[string][]string{}
+	var all []synset
+	err := forEachSynset(cache+"/pkg/wordnet-base", func(s synset) {
+		link(s.lemmas)
+		synsets[s.key] = s.lemmas
+		all = append(all, s)
+	})
 	if err != nil {
 		return nil, err
+	}
+	for _, s := range all {
+		from := ids(s.lemmas)
+		for _, h := range s.hypernyms {
+			to := ids(synsets[h])
+			connect(from, to, cfg.HypernymWeight)
+			connect(to, from, cfg.HypernymWeight)
+		}
+		for _, r := range s.related {
+			to := ids(synsets[r])
+			connect(from, to, cfg.RelatedWeight)
+			connect(to, from, cfg.RelatedWeight)
+		}
 	}
 	err = forEachMythes(cache+"/pkg/mythes-en-us", func(head string, syns []string) {
 		link(append([]string{head}, syns...))
@@ -57,12 +98,28 @@ func buildLexicon(cache string, v *vocab, index map[string]int32) (*lexicon, err
 	if err := forEachDing(cache+"/pkg/dict-de-en", link); err != nil {
 		return nil, err
 	}
-	lx := &lexicon{neighbours: make([][]int32, len(v.words))}
-	for a, set := range sets {
-		for b := range set {
-			lx.neighbours[a] = append(lx.neighbours[a], b)
+	// An acronym is pulled towards the content words of its expansion (one
+	// way: "customer" must not drift towards every acronym with a C).
+	err = forEachAcronym(cache, func(acronym, expansion string) {
+		a := ids([]string{acronym})
+		var words []int32
+		for _, w := range embed.StaticWords(expansion) {
+			if id, ok := index[w]; ok && id >= commonWords {
+				words = append(words, id)
+			}
 		}
-		sort.Slice(lx.neighbours[a], func(i, j int) bool { return lx.neighbours[a][i] < lx.neighbours[a][j] })
+		connect(a, words, cfg.AcronymWeight)
+	})
+	if err != nil {
+		return nil, err
+	}
+	lx := &lexicon{neighbours: make([][]edge, len(v.words))}
+	for a, set := range sets {
+		for b, w := range set {
+			lx.neighbours[a] = append(lx.neighbours[a], edge{b, w})
+		}
+		nb := lx.neighbours[a]
+		sort.Slice(nb, func(i, j int) bool { return nb[i].to < nb[j].to })
 	}
 	return lx, nil
 }
@@ -91,9 +148,12 @@ func retrofit(vecs dense, lx *lexicon, alpha, beta float64, iters int) dense {
 					continue
 				}
 				axpy(a, o, out)
-				b := beta / float64(len(nb))
-				for _, j := range nb {
-					axpy(b, cur.row(int(j)), out)
+				var total float64
+				for _, e := range nb {
+					total += e.w
+				}
+				for _, e := range nb {
+					axpy(beta*e.w/total, cur.row(int(e.to)), out)
 				}
 				inv := 1 / (a + beta)
 				for k := range out {

@@ -103,11 +103,11 @@ func normalizeVec(v []float64) {
 	}
 }
 
-// randomizedSVD returns the top k left singular vectors of m scaled by
-// σ^power, using the randomised range finder of Halko, Martinsson and Tropp
+// randomizedSVD returns the top k left singular vectors of m and their
+// singular values, using the randomised range finder of Halko, Martinsson and Tropp
 // (2011) with oversampling and power iterations. The Gaussian test matrix
 // comes from a fixed seed.
-func randomizedSVD(m *csr, k, oversample, iters int, power float64, seed uint64) (dense, []float64) {
+func randomizedSVD(m *csr, k, oversample, iters int, seed uint64) (dense, []float64) {
 	l := k + oversample
 	mt := m.transpose()
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
@@ -149,7 +149,7 @@ func randomizedSVD(m *csr, k, oversample, iters int, power float64, seed uint64)
 				for t := 0; t < l; t++ {
 					s += q[t] * vecs.a[t*l+j]
 				}
-				out[j] = s * math.Pow(sigma[j], power)
+				out[j] = s
 			}
 		}
 	})

@@ -20,6 +20,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/compartment/compartment/bench"
 	"github.com/compartment/compartment/embed"
 )
 
@@ -41,6 +42,7 @@ type instance struct {
 func main() {
 	data := flag.String("data", "../shared/data/longmemeval_s_dev.json.gz", "LongMemEval json.gz")
 	model := flag.String("model", "embed/model/static-v1.bin", "static model file")
+	harness := flag.Bool("harness", false, "run the product's harness (bench.RunLongMemEval) literal-only and hybrid instead")
 	flag.Parse()
 	log.SetFlags(0)
 	insts, err := load(*data)
@@ -55,7 +57,25 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
+	if *harness {
+		runHarness(*data, enc)
+		return
+	}
 	run(insts, enc)
+}
+
+// runHarness prints the product's own LongMemEval evaluation, literal-only
+// then hybrid with the given encoder.
+func runHarness(path string, enc embed.Encoder) {
+	for _, e := range []embed.Encoder{nil, enc} {
+		r, err := bench.RunLongMemEval(bench.LMEOptions{Path: path, Encoder: e}, nil)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := r.WriteText(os.Stdout); err != nil {
+			log.Fatal(err)
+		}
+	}
 }
 
 func load(path string) ([]instance, error) {

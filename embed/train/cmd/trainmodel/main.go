@@ -11,17 +11,71 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strconv"
 	"strings"
 
+	"github.com/compartment/compartment/embed"
 	"github.com/compartment/compartment/embed/train"
 )
+
+// override sets the named Config fields from "Name=value,..." (numbers only).
+func override(cfg *train.Config, set string) error {
+	v := reflect.ValueOf(cfg).Elem()
+	for _, kv := range strings.Split(set, ",") {
+		if kv == "" {
+			continue
+		}
+		name, val, _ := strings.Cut(kv, "=")
+		f := v.FieldByName(name)
+		if !f.IsValid() {
+			return fmt.Errorf("trainmodel: no config field %q", name)
+		}
+		switch f.Kind() {
+		case reflect.Float64:
+			x, err := strconv.ParseFloat(val, 64)
+			if err != nil {
+				return err
+			}
+			f.SetFloat(x)
+		case reflect.Int, reflect.Int64:
+			x, err := strconv.ParseInt(val, 10, 64)
+			if err != nil {
+				return err
+			}
+			f.SetInt(x)
+		case reflect.Uint64:
+			x, err := strconv.ParseUint(val, 10, 64)
+			if err != nil {
+				return err
+			}
+			f.SetUint(x)
+		default:
+			return fmt.Errorf("trainmodel: cannot set %s", name)
+		}
+	}
+	return nil
+}
 
 func main() {
 	cache := flag.String("cache", ".cache/model-corpus", "corpus cache directory")
 	out := flag.String("out", "embed/model/static-v1.bin", "model file to write")
+	basePath := flag.String("base", "", "developers: keep the corpus+SVD stage in this file and reuse it")
+	set := flag.String("set", "", "developers: override config fields, e.g. SIFa=1e-4,Window=5")
 	flag.Parse()
 	log.SetFlags(0)
-	data, err := train.Build(train.DefaultConfig(*cache), func(f string, a ...any) { log.Printf(f, a...) })
+	cfg := train.DefaultConfig(*cache)
+	if err := override(&cfg, *set); err != nil {
+		log.Fatal(err)
+	}
+	logf := func(f string, a ...any) { log.Printf(f, a...) }
+	var data *embed.StaticModelData
+	var err error
+	if *basePath != "" {
+		data, err = train.BuildCached(cfg, *basePath, logf)
+	} else {
+		data, err = train.Build(cfg, logf)
+	}
 	if err != nil {
 		log.Fatal(err)
 	}
