@@ -88,16 +88,8 @@ func (e *Engine) Has(doc uint32) bool {
 // (windows may be empty: the record is then found literally only), and
 // its metadata.
 func (e *Engine) Add(doc uint32, text string, windows [][]float32, meta DocMeta) error {
-	if len(windows) > MaxWindows {
-		return fmt.Errorf("search: doc %d has %d windows, at most %d", doc, len(windows), MaxWindows)
-	}
-	if len(windows) > 0 && e.dim == 0 {
-		return fmt.Errorf("search: doc %d: %w: engine has no semantic channel", doc, ErrDimension)
-	}
-	for i, w := range windows {
-		if len(w) != e.dim {
-			return fmt.Errorf("search: doc %d window %d has %d dims, want %d: %w", doc, i, len(w), e.dim, ErrDimension)
-		}
+	if err := e.checkWindows(doc, windows); err != nil {
+		return err
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -113,6 +105,69 @@ func (e *Engine) Add(doc uint32, text string, windows [][]float32, meta DocMeta)
 	e.lex.Add(doc, text)
 	e.docs[doc] = &docState{meta: meta}
 	e.pop.add(meta)
+	return nil
+}
+
+// Doc is one record for [Engine.AddBatch].
+type Doc struct {
+	ID      uint32
+	Text    string
+	Windows [][]float32
+	Meta    DocMeta
+}
+
+// AddBatch indexes many records at once, as opening a vault does: the
+// literal and the vector index are built side by side, one goroutine each,
+// which roughly halves the time on two cores. A doc already indexed is
+// replaced. Nothing is indexed when any doc is invalid.
+func (e *Engine) AddBatch(docs []Doc) error {
+	for _, d := range docs {
+		if err := e.checkWindows(d.ID, d.Windows); err != nil {
+			return err
+		}
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, d := range docs {
+		e.remove(d.ID)
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for _, d := range docs {
+			e.lex.Add(d.ID, d.Text)
+		}
+	}()
+	var vecErr error
+	for _, d := range docs {
+		for i, w := range d.Windows {
+			if err := e.vec.Add(windowKey(d.ID, i), w); err != nil && vecErr == nil {
+				vecErr = fmt.Errorf("search: doc %d window %d: %w", d.ID, i, err)
+			}
+		}
+	}
+	wg.Wait()
+	for _, d := range docs {
+		e.docs[d.ID] = &docState{meta: d.Meta}
+		e.pop.add(d.Meta)
+	}
+	return vecErr
+}
+
+// checkWindows refuses windows the vector index cannot take.
+func (e *Engine) checkWindows(doc uint32, windows [][]float32) error {
+	if len(windows) > MaxWindows {
+		return fmt.Errorf("search: doc %d has %d windows, at most %d", doc, len(windows), MaxWindows)
+	}
+	if len(windows) > 0 && e.dim == 0 {
+		return fmt.Errorf("search: doc %d: %w: engine has no semantic channel", doc, ErrDimension)
+	}
+	for i, w := range windows {
+		if len(w) != e.dim {
+			return fmt.Errorf("search: doc %d window %d has %d dims, want %d: %w", doc, i, len(w), e.dim, ErrDimension)
+		}
+	}
 	return nil
 }
 

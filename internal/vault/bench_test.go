@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -93,7 +94,7 @@ func reportPercentiles(b *testing.B, samples []time.Duration) {
 }
 
 func BenchmarkOpen20k(b *testing.B) {
-	path := benchVault(b, 20000)
+	path := benchVault(b, benchN())
 	enc := staticEncoder(b)
 	v, err := Open(path, Options{Unlock: vaultfmt.Unlock{Passphrase: testPass}, Encoder: enc})
 	if err != nil {
@@ -113,7 +114,7 @@ func BenchmarkOpen20k(b *testing.B) {
 }
 
 func BenchmarkSearchHybrid20k(b *testing.B) {
-	path := benchVault(b, 20000)
+	path := benchVault(b, benchN())
 	enc := staticEncoder(b)
 	v, err := Open(path, Options{Unlock: vaultfmt.Unlock{Passphrase: testPass}, Encoder: enc})
 	if err != nil {
@@ -157,3 +158,12 @@ func BenchmarkStore(b *testing.B) {
 }
 
 func osMkdirTemp() (string, error) { return os.MkdirTemp("", "compartment-bench-") }
+
+// benchN is the vault size of the 20k benchmarks (COMPARTMENT_BENCH_N
+// changes it, e.g. to compare with the exact/HNSW threshold).
+func benchN() int {
+	if n, err := strconv.Atoi(os.Getenv("COMPARTMENT_BENCH_N")); err == nil && n > 0 {
+		return n
+	}
+	return 20000
+}

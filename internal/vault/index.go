@@ -51,6 +51,30 @@ func (ix *index) add(r *Record) {
 	_ = ix.engine.Add(doc, r.Text, windows, metaOf(r))
 }
 
+// build indexes every live record of a fresh replay at once, in write
+// order (so doc numbers are deterministic).
+func (ix *index) build(records map[string]*Record) error {
+	live := make([]*Record, 0, len(records))
+	for _, r := range records {
+		if r.Live() {
+			live = append(live, r)
+		}
+	}
+	sort.Slice(live, func(i, j int) bool { return live[i].Seq < live[j].Seq })
+	docs := make([]search.Doc, len(live))
+	for i, r := range live {
+		doc := ix.alloc()
+		ix.docOf[r.ID] = doc
+		ix.recOf[doc] = r
+		ix.countNamespace(r.Namespace, +1)
+		docs[i] = search.Doc{ID: doc, Text: r.Text, Meta: metaOf(r)}
+		if ix.v.hasCurrentVectors(r) {
+			docs[i].Windows = r.Vectors.Float32()
+		}
+	}
+	return ix.engine.AddBatch(docs)
+}
+
 func (ix *index) remove(r *Record) {
 	doc, ok := ix.docOf[r.ID]
 	if !ok {

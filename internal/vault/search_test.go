@@ -70,6 +70,11 @@ func TestSearchFindsWhatIsRelevantAndNothingElse(t *testing.T) {
 func TestSearchFilters(t *testing.T) {
 	h := newHarness(t, nil)
 	v := h.open("user")
+	// A realistic vault: most memories are about something else, so
+	// "figures" and "conclusions" are informative words.
+	for i := 0; i < 30; i++ {
+		h.store(v, StoreRequest{Text: fmt.Sprintf("Unrelated note %d about gardening", i)})
+	}
 	a := h.store(v, StoreRequest{Text: "Northwind wants figures before conclusions", Namespace: "work", Tags: []string{"northwind"}, Discovered: "2025-03-01"})
 	old := h.store(v, StoreRequest{Text: "The figures deadline is Friday", Expires: "2026-12-01"})
 	h.now = h.now.Add(24 * time.Hour)

@@ -17,6 +17,10 @@ type state struct {
 	audit     auditChain
 	maxSeq    uint64
 	index     *index
+	// loading is true while a full replay is under way: records are only
+	// collected, and settle indexes them all at once (much faster than one
+	// by one).
+	loading bool
 }
 
 func newState(v *Vault) *state {
@@ -32,6 +36,16 @@ func (s *state) Reset() {
 	s.audit = auditChain{}
 	s.maxSeq = 0
 	s.index = newIndex(s.v)
+	s.loading = true
+}
+
+// settle indexes what a full replay collected; it is a no-op otherwise.
+func (s *state) settle() error {
+	if !s.loading {
+		return nil
+	}
+	s.loading = false
+	return s.index.build(s.records)
 }
 
 // Apply implements vaultfmt.Handler.
@@ -71,11 +85,15 @@ func (s *state) Apply(c vaultfmt.Change) error {
 }
 
 func (s *state) putRecord(r *Record) {
-	if old, ok := s.records[r.ID]; ok {
-		s.index.remove(old)
-	}
+	old, had := s.records[r.ID]
 	s.records[r.ID] = r
 	s.maxSeq = max(s.maxSeq, r.Seq)
+	if s.loading {
+		return
+	}
+	if had {
+		s.index.remove(old)
+	}
 	if r.Live() {
 		s.index.add(r)
 	}
@@ -83,7 +101,9 @@ func (s *state) putRecord(r *Record) {
 
 func (s *state) remove(id string) {
 	if r, ok := s.records[id]; ok {
-		s.index.remove(r)
+		if !s.loading {
+			s.index.remove(r)
+		}
 		delete(s.records, id)
 	}
 	delete(s.relations, id)

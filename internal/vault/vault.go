@@ -71,6 +71,10 @@ func Create(path string, opts Options) (*Vault, error) {
 		return nil, fmt.Errorf("create vault %s: %w", path, err)
 	}
 	v.file = f
+	if err := v.st.settle(); err != nil {
+		f.Close()
+		return nil, err
+	}
 	if _, err := os.Stat(ConfigPath(path)); errors.Is(err, os.ErrNotExist) {
 		if err := v.cfg.Save(path); err != nil {
 			f.Close()
@@ -100,6 +104,10 @@ func Open(path string, opts Options) (*Vault, error) {
 		return nil, fmt.Errorf("open vault %s: %w", path, err)
 	}
 	v.file = f
+	if err := v.st.settle(); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("open vault %s: index: %w", path, err)
+	}
 	if err := v.adoptPin(opts.Repin); err != nil {
 		f.Close()
 		return nil, err
@@ -180,7 +188,10 @@ func (v *Vault) refresh() error {
 	if v.file == nil {
 		return ErrLocked
 	}
-	return v.file.Refresh()
+	if err := v.file.Refresh(); err != nil {
+		return err
+	}
+	return v.st.settle()
 }
 
 // update runs build under the writer lock, after catching up with other
@@ -201,6 +212,9 @@ func (v *Vault) update(build func() ([]vaultfmt.Change, error)) error {
 			return err
 		}
 		return fmt.Errorf("write vault %s: %w (nothing was stored)", v.path, err)
+	}
+	if err := v.st.settle(); err != nil {
+		return err
 	}
 	for _, c := range changes {
 		if err := v.st.Apply(c); err != nil {
