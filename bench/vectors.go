@@ -120,7 +120,7 @@ type VectorSection struct {
 	ExactF32   ExactReport  `json:"exact_f32"`
 	HNSW       HNSWReport   `json:"hnsw"`
 	HNSWInt8   HNSWReport   `json:"hnsw_int8"`
-	HNSWMillon *HNSWReport  `json:"hnsw_1m,omitempty"`
+	HNSWMillion *HNSWReport  `json:"hnsw_1m,omitempty"`
 	Sweep      []HNSWReport `json:"hnsw_sweep"`
 }
 
@@ -212,7 +212,7 @@ func (v *VectorSection) pickHeadlines(opts VectorOptions) {
 	v.HNSW, _ = pick(ann.F32.String(), n)
 	v.HNSWInt8, _ = pick(ann.Int8.String(), n)
 	if r, ok := pick(ann.F32.String(), 1000000); ok {
-		v.HNSWMillon = &r
+		v.HNSWMillion = &r
 	}
 }
 
