@@ -116,12 +116,12 @@ type HNSWReport struct {
 // whose recall@10 reaches 0.99 (or the best one measured); Sweep has
 // every run.
 type VectorSection struct {
-	Exact      ExactReport  `json:"exact"`
-	ExactF32   ExactReport  `json:"exact_f32"`
-	HNSW       HNSWReport   `json:"hnsw"`
-	HNSWInt8   HNSWReport   `json:"hnsw_int8"`
+	Exact       ExactReport  `json:"exact"`
+	ExactF32    ExactReport  `json:"exact_f32"`
+	HNSW        HNSWReport   `json:"hnsw"`
+	HNSWInt8    HNSWReport   `json:"hnsw_int8"`
 	HNSWMillion *HNSWReport  `json:"hnsw_1m,omitempty"`
-	Sweep      []HNSWReport `json:"hnsw_sweep"`
+	Sweep       []HNSWReport `json:"hnsw_sweep"`
 }
 
 // VectorReport is what `compartment bench --vectors --json` prints.
