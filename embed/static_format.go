@@ -132,7 +132,7 @@ func parseStatic(b string) (*staticView, error) {
 	if len(b) < staticHeaderSize || b[:8] != staticMagic {
 		return nil, fmt.Errorf("%w: bad magic", ErrBadStaticModel)
 	}
-	u32 := func(off int) uint32 { return binary.LittleEndian.Uint32([]byte(b[off : off+4])) }
+	u32 := func(off int) uint32 { return le32(b, off) }
 	if v := u32(8); v != staticVersion1 {
 		return nil, fmt.Errorf("%w: unknown version %d", ErrBadStaticModel, v)
 	}
@@ -169,7 +169,7 @@ func parseWordTable(t string, n int) (map[string]int32, error) {
 	index := make(map[string]int32, n)
 	prev := ""
 	for i := 0; i < n; i++ {
-		l, k := binary.Uvarint([]byte(t[:min(len(t), binary.MaxVarintLen64)]))
+		l, k := uvarintString(t)
 		if k <= 0 || l > uint64(len(t)-k) {
 			return nil, fmt.Errorf("%w: word table entry %d", ErrBadStaticModel, i)
 		}
@@ -190,7 +190,32 @@ func parseWordTable(t string, n int) (map[string]int32, error) {
 func readFloats(b string, n int) []float32 {
 	out := make([]float32, n)
 	for i := range out {
-		out[i] = math.Float32frombits(binary.LittleEndian.Uint32([]byte(b[4*i : 4*i+4])))
+		out[i] = math.Float32frombits(le32(b, 4*i))
 	}
 	return out
+}
+
+// le32 reads a little-endian uint32 at off without copying the string.
+func le32(b string, off int) uint32 {
+	_ = b[off+3]
+	return uint32(b[off]) | uint32(b[off+1])<<8 | uint32(b[off+2])<<16 | uint32(b[off+3])<<24
+}
+
+// uvarintString is [binary.Uvarint] over a string: the value and the bytes
+// read, or k ≤ 0 when the varint is truncated or overflows.
+func uvarintString(s string) (uint64, int) {
+	var x uint64
+	var shift uint
+	for i := 0; i < len(s) && i < binary.MaxVarintLen64; i++ {
+		c := s[i]
+		if c < 0x80 {
+			if i == binary.MaxVarintLen64-1 && c > 1 {
+				return 0, -(i + 1)
+			}
+			return x | uint64(c)<<shift, i + 1
+		}
+		x |= uint64(c&0x7f) << shift
+		shift += 7
+	}
+	return 0, 0
 }

@@ -3,8 +3,8 @@ package embed
 import (
 	"crypto/sha256"
 	"fmt"
-	"os"
 	"math/rand/v2"
+	"os"
 	"sort"
 	"strings"
 	"testing"

