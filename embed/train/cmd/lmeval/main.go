@@ -184,11 +184,26 @@ func run(insts []instance, enc embed.Encoder) {
 		hyb.add(rankBy(fuse(cos, plex, vOrder, lOrder)), gold)
 		sp, sOrder := specLiteral(in.Question, docs)
 		slex.add(sOrder, gold)
-		shyb.add(rankBy(fuse(cos, sp, vOrder, sOrder)), gold)
+		hOrder := rankBy(fuse(cos, sp, vOrder, sOrder))
+		shyb.add(hOrder, gold)
+		if *verbose {
+			fmt.Printf("%s\t%s\tlit %d\tvec %d\thyb %d\t%s\n", in.ID, in.QuestionTyp, bestRank(sOrder, gold), bestRank(vOrder, gold), bestRank(hOrder, gold), in.Question)
+		}
 	}
 	fmt.Printf("questions %d  mean cos gold %.3f all %.3f\n", vec.n, goldCos/float64(nGold), allCos/float64(nAll))
 	fmt.Printf("vector :%s\nbm25   :%s\nbm25+v :%s\n", vec, lex, hyb)
 	fmt.Printf("literal:%s\nhybrid :%s\n", slex, shyb)
+}
+
+var verbose = flag.Bool("v", false, "print each question's best gold rank per channel")
+
+func bestRank(order []int, gold map[int]bool) int {
+	for r, i := range order {
+		if gold[i] {
+			return r + 1
+		}
+	}
+	return len(order) + 1
 }
 
 func dot(a, b []float32) float64 {
