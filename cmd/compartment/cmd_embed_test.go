@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/compartment/compartment/embed"
@@ -20,30 +19,8 @@ import (
 // These tests run the built binary for `embed`, `embed-daemon` and
 // `setup download-model`, with models, sockets and HOME in temp dirs.
 
-var embedCLIBin struct {
-	once sync.Once
-	path string
-	err  error
-	out  []byte
-}
-
-// embedCLI builds the binary once for these tests.
-func embedCLI(t *testing.T) string {
-	t.Helper()
-	embedCLIBin.once.Do(func() {
-		dir, err := os.MkdirTemp("", "compartment-embed-cli")
-		if err != nil {
-			embedCLIBin.err = err
-			return
-		}
-		embedCLIBin.path = filepath.Join(dir, "compartment")
-		embedCLIBin.out, embedCLIBin.err = exec.Command("go", "build", "-o", embedCLIBin.path, ".").CombinedOutput()
-	})
-	if embedCLIBin.err != nil {
-		t.Fatalf("go build: %v\n%s", embedCLIBin.err, embedCLIBin.out)
-	}
-	return embedCLIBin.path
-}
+// embedCLI is the built binary.
+func embedCLI(t *testing.T) string { return builtBinary(t) }
 
 // repoORTLib finds the ONNX Runtime library `make setup` installs in the
 // checkout, or skips loudly.

@@ -30,10 +30,7 @@ type memCLI struct {
 func newMemCLI(t *testing.T) *memCLI {
 	t.Helper()
 	dir := t.TempDir()
-	c := &memCLI{t: t, bin: filepath.Join(dir, "compartment"), dir: dir, vault: filepath.Join(dir, "memory.vault")}
-	if out, err := exec.Command("go", "build", "-o", c.bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	c := &memCLI{t: t, bin: builtBinary(t), dir: dir, vault: filepath.Join(dir, "memory.vault")}
 	v, err := vault.Create(c.vault, vault.Options{Unlock: vaultfmt.Unlock{Passphrase: []byte(memCLIPass)},
 		KDF: vaultfmt.KDFParams{Time: 1, MemoryKiB: 8 * 1024, Threads: 1}})
 	if err != nil {
@@ -51,15 +48,7 @@ func (c *memCLI) runWith(pass string, args ...string) (string, string, int) {
 		pass = memCLIPass
 	}
 	cmd := exec.Command(c.bin, args...)
-	cmd.Env = []string{
-		"PATH=" + os.Getenv("PATH"),
-		"HOME=" + filepath.Join(c.dir, "home"),
-		"COMPARTMENT_VAULT=" + c.vault,
-		"COMPARTMENT_PASSPHRASE=" + pass,
-		"COMPARTMENT_UNLOCK_DELAY_MS=100",
-		"COMPARTMENT_SESSION_DIR=" + filepath.Join(c.dir, "session"),
-		"COMPARTMENT_BOOT_SECRET_DIR=" + filepath.Join(c.dir, "boot"),
-	}
+	cmd.Env = c.env(pass)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -70,6 +59,20 @@ func (c *memCLI) runWith(pass string, args ...string) (string, string, int) {
 		c.t.Fatalf("run %v: %v", args, err)
 	}
 	return stdout.String(), stderr.String(), code
+}
+
+// env is the environment of a command run with passphrase pass.
+func (c *memCLI) env(pass string) []string {
+	return []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + filepath.Join(c.dir, "home"),
+		"COMPARTMENT_VAULT=" + c.vault,
+		"COMPARTMENT_PASSPHRASE=" + pass,
+		"COMPARTMENT_UNLOCK_DELAY_MS=100",
+		"COMPARTMENT_SESSION_DIR=" + filepath.Join(c.dir, "session"),
+		"COMPARTMENT_BOOT_SECRET_DIR=" + filepath.Join(c.dir, "boot"),
+		"COMPARTMENT_EMBED_DAEMON=0",
+	}
 }
 
 func (c *memCLI) run(args ...string) (string, string, int) {

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 
 	"github.com/alecthomas/kong"
+
+	"github.com/compartment/compartment/internal/offline"
 )
 
 // version is set by the build (-ldflags "-X main.version=...").
@@ -59,7 +61,7 @@ type Globals struct {
 	Vault         string `help:"Vault file." env:"COMPARTMENT_VAULT" default:"~/.compartment/memory.vault" type:"path" placeholder:"PATH"`
 	Caller        string `help:"Who is calling (selects the default namespace and the grants)." default:"user" placeholder:"NAME"`
 	Keyfile       string `help:"Keyfile for a vault with two-factor unlock." type:"path" placeholder:"PATH"`
-	AssertOffline bool   `help:"Abort on any attempt to open a network socket." env:"COMPARTMENT_ASSERT_OFFLINE"`
+	AssertOffline bool   `help:"Refuse, in the kernel, any attempt of this process to open a network socket." env:"COMPARTMENT_ASSERT_OFFLINE"`
 }
 
 // App is what every command's Run receives: the parsed globals and where to
@@ -128,6 +130,14 @@ func parseAndRun(parser *kong.Kong, cli *CLI, args []string, stdin io.Reader, st
 		return 2, true
 	}
 	cli.Vault = expandHome(cli.Vault)
+	if cli.AssertOffline {
+		if err := offline.Enforce(); err != nil {
+			fmt.Fprintf(stderr, "compartment: --assert-offline: %v\n", err)
+			return 1, true
+		}
+		// Processes this one starts (the embedding daemon) inherit it.
+		os.Setenv("COMPARTMENT_ASSERT_OFFLINE", "1")
+	}
 	app := &App{Globals: &cli.Globals, Stdout: stdout, Stderr: stderr, Stdin: stdin}
 	if err := ctx.Run(app); err != nil {
 		fmt.Fprintf(stderr, "compartment: %v\n", err)
