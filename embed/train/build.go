@@ -38,6 +38,7 @@ type Config struct {
 	RetrofitAlpha, RetrofitBeta float64
 	RetrofitIters               int
 	HypernymWeight              float64 // weight of WordNet hypernym links, 0 = none
+	HypernymDepth               int     // ancestor levels linked, the weight halving per level
 	RelatedWeight               float64 // weight of derivational and similar-to links
 	AcronymWeight               float64 // pull of an acronym towards its expansion's words
 
@@ -57,7 +58,7 @@ func DefaultConfig(cache string) Config {
 		Contexts: 20000, Window: 8, Alpha: 0.75, EverydayRepeat: 1,
 		Dim: 256, Oversample: 24, PowerIters: 2, EigPower: 0, Seed: 20261130,
 		RetrofitAlpha: 1, RetrofitBeta: 1, RetrofitIters: 10,
-		HypernymWeight: 0.5, RelatedWeight: 0.5, AcronymWeight: 1,
+		HypernymWeight: 0.5, HypernymDepth: 2, RelatedWeight: 0.5, AcronymWeight: 1,
 		SIFa: 1e-4, ConfCount: 0, OOVWeight: 0.2, CommonComponents: 1,
 		Buckets: 2048, MinN: 3, MaxN: 5,
 	}

@@ -76,12 +76,23 @@ func buildLexicon(cfg Config, v *vocab, index map[string]int32) (*lexicon, error
 	if err != nil {
 		return nil, err
 	}
+	hypernyms := map[string][]string{}
+	for _, s := range all {
+		hypernyms[s.key] = s.hypernyms
+	}
 	for _, s := range all {
 		from := ids(s.lemmas)
-		for _, h := range s.hypernyms {
-			to := ids(synsets[h])
-			connect(from, to, cfg.HypernymWeight)
-			connect(to, from, cfg.HypernymWeight)
+		// Ancestors up to HypernymDepth levels, the weight halving per level.
+		level, w := s.hypernyms, cfg.HypernymWeight
+		for depth := 0; depth < max(1, cfg.HypernymDepth) && len(level) > 0; depth++ {
+			var next []string
+			for _, h := range level {
+				to := ids(synsets[h])
+				connect(from, to, w)
+				connect(to, from, w)
+				next = append(next, hypernyms[h]...)
+			}
+			level, w = next, w/2
 		}
 		for _, r := range s.related {
 			to := ids(synsets[r])
