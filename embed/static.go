@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 )
 
 // StaticModelName names the bundled model in [ModelInfo].
@@ -26,8 +27,13 @@ var staticModelFile string
 var staticModelSum string
 
 // OpenStatic loads the bundled static embedding model, the default when no
-// other model is installed.
+// other model is installed. The model is parsed once per process; every
+// encoder returned shares it (it is immutable).
 func OpenStatic() (Encoder, error) {
+	return bundledStatic()
+}
+
+var bundledStatic = sync.OnceValues(func() (Encoder, error) {
 	sum, err := hex.DecodeString(strings.TrimSpace(staticModelSum))
 	if err != nil || len(sum) != 32 {
 		return nil, fmt.Errorf("embed: bundled static model has a bad recorded SHA-256 %q", staticModelSum)
@@ -35,7 +41,7 @@ func OpenStatic() (Encoder, error) {
 	var pin [32]byte
 	copy(pin[:], sum)
 	return openStatic(staticModelFile, StaticModelName, pin)
-}
+})
 
 // OpenStaticBytes loads a static model from the bytes of a model file (see
 // FORMAT.md section 6), pinned by the given name and SHA-256. The trainer
