@@ -21,9 +21,9 @@
 // informative term (df ≤ 10% of N, at least 1: measured from the index, not
 // a stop-word list) are (OR). Every hit, however many, gets
 // p_lex = Σ I(t) of query terms present / Σ I(t) of all query terms, capped
-// at 0.999 (rank.PLex); the denominator is never less than one
-// just-informative term's information (rank.QueryInfo), so a query of only
-// common words is never a conclusive match. Hits are ordered by BM25 (then p_lex): that order
+// at 0.999 (rank.PLex), exactly as DESIGN.md writes it: a record holding
+// every word of a query of only common words holds all of its (little)
+// information, and matches it. Hits are ordered by BM25 (then p_lex): that order
 // is the channel's rank, which only feeds the rank-agreement residue.
 //
 // # Fragments, misspellings and variants

@@ -96,7 +96,7 @@ type Hit struct {
 type Result struct {
 	Terms     []QueryTerm
 	Mode      Mode
-	TotalInfo float64 // Σ I(t) over all distinct query terms, floored (rank.QueryInfo)
+	TotalInfo float64 // Σ I(t) over all distinct query terms
 
 	hits   []Hit
 	sorted int     // hits[:sorted] are the best, in order
@@ -425,7 +425,6 @@ func (x *Index) resolve(r *Result, sc *searchScratch) {
 		t.Informative = t.DF <= rank.InformativeDF(n)
 		r.TotalInfo += t.Info
 	}
-	r.TotalInfo = rank.QueryInfo(r.TotalInfo, n)
 }
 
 // mergeExpansions joins two expansion lists, keeping each term once at

@@ -96,24 +96,10 @@ func InformativeDF(n int) int {
 	return max(1, int(InformativeShare*float64(n)))
 }
 
-// QueryInfo is the total information a query is credited with over n
-// records: the sum of its terms' I(t), but never less than one
-// just-informative term's, I at df = max(1, ⌊0.1·N⌋):
-//
-//	Σ I(t) ↦ max(Σ I(t), ln(N / (1 + max(1, ⌊0.1·N⌋))))
-//
-// A query of only common words ("the") then cannot be a conclusive match
-// just because a record holds all of its little information: the floor
-// is the same 10% line the OR fallback draws. Any query with one
-// informative term is above the floor and unchanged.
-func QueryInfo(sum float64, n int) float64 {
-	return max(sum, TermInfo(n, InformativeDF(n)))
-}
-
 // PLex is the share of the query's information a record accounts for,
-// capped below 1; 0 when the query carries none. total is QueryInfo:
+// capped below 1; 0 when the query carries none:
 //
-//	p_lex = min(Σ I(t) of query terms in d / QueryInfo, 0.999)
+//	p_lex = min(Σ I(t) of query terms in d / Σ I(t) of all query terms, 0.999)
 func PLex(matched, total float64) float64 {
 	if !(total > 0) || !(matched > 0) {
 		return 0

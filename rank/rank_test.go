@@ -76,24 +76,6 @@ func TestPLex(t *testing.T) {
 	}
 }
 
-func TestQueryInfo(t *testing.T) {
-	for _, tc := range []struct {
-		sum  float64
-		n    int
-		want float64
-	}{
-		{5, 100, 5},                      // above the floor: unchanged
-		{0.2, 100, math.Log(100.0 / 11)}, // only common words: one informative term's worth
-		{0.2, 10, math.Log(10.0 / 2)},
-		{0.01, 1, MinTermInfo},
-		{0, 0, 0},
-	} {
-		if got := QueryInfo(tc.sum, tc.n); math.Abs(got-tc.want) > 1e-12 {
-			t.Errorf("QueryInfo(%v, %d) = %v, want %v", tc.sum, tc.n, got, tc.want)
-		}
-	}
-}
-
 func TestChannelTerms(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
@@ -250,7 +232,7 @@ func TestPropertyUniqueLiteralOutranksParaphrases(t *testing.T) {
 		common := rapid.IntRange(0, 6).Draw(t, "common terms")
 		uniqueInfo := TermInfo(n, 1)
 		commonInfo := float64(common) * TermInfo(n, n)
-		total := QueryInfo(uniqueInfo+commonInfo, n)
+		total := uniqueInfo + commonInfo
 		unique := Signals{
 			PVec:    PVec(rapid.Float64Range(-1, 1).Draw(t, "unique cos")),
 			PLex:    PLex(total, total),

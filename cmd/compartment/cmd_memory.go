@@ -199,6 +199,7 @@ type ExpireCmd struct {
 }
 
 func (c *ExpireCmd) Run(app *App) error {
+	app.noSweep = true // this command is the sweep: report what it removes
 	v, err := app.openVault()
 	if err != nil {
 		return err

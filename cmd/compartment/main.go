@@ -68,9 +68,11 @@ type Globals struct {
 // print.
 type App struct {
 	*Globals
-	Stdout io.Writer
-	Stderr io.Writer
-	Stdin  io.Reader
+	// noSweep skips the expiry sweep openVault otherwise runs.
+	noSweep bool
+	Stdout  io.Writer
+	Stderr  io.Writer
+	Stdin   io.Reader
 }
 
 // exitError carries a specific exit status for the error it wraps.

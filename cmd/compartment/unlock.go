@@ -170,7 +170,7 @@ func (app *App) openVaultWith(u vaultfmt.Unlock) (*vault.Vault, error) {
 		return nil, err
 	}
 	// The expiry sweep runs on every open, as it does when serving.
-	if v.Config().Settings.ExpireMemories {
+	if v.Config().Settings.ExpireMemories && !app.noSweep {
 		if ids, err := v.Expire(); err != nil {
 			fmt.Fprintf(app.Stderr, "compartment: expiry sweep: %v\n", err)
 		} else if len(ids) > 0 {
