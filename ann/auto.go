@@ -36,6 +36,7 @@ type builder struct {
 	mu    sync.Mutex
 	ops   []op
 	ready bool // caught up: ops is empty and nothing is applying
+	stop  bool // Close asked the build to give up
 	done  chan struct{}
 	h     *HNSW
 }
@@ -182,6 +183,10 @@ type snapshotRows struct {
 
 func (b *builder) run(snap snapshotRows) {
 	for i, key := range snap.keys {
+		if i%256 == 0 && b.stopped() {
+			close(b.done)
+			return
+		}
 		q := snap.st.rowQuery(i)
 		b.h.addQuery(key, &q)
 	}
@@ -200,6 +205,12 @@ func (b *builder) run(snap snapshotRows) {
 			b.h.apply(o)
 		}
 	}
+}
+
+func (b *builder) stopped() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.stop
 }
 
 // toExact moves the graph's vectors back into an exact index.

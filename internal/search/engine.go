@@ -57,12 +57,30 @@ type docState struct {
 
 // New returns an empty engine for vectors of dim dimensions; dim 0 means
 // no semantic channel (literal search only).
-func New(dim int) *Engine {
+func New(dim int) *Engine { return NewWith(dim, Options{}) }
+
+// Options configure [NewWith].
+type Options struct {
+	// HNSWThreshold is the number of vectors at which vector search moves
+	// from exact to HNSW; 0 means ann's default (20,000).
+	HNSWThreshold int
+}
+
+// NewWith is [New] with options.
+func NewWith(dim int, opts Options) *Engine {
 	e := &Engine{dim: dim, lex: fts.New(), docs: map[uint32]*docState{}, pop: newPopulation()}
 	if dim > 0 {
-		e.vec = ann.New(dim, ann.Options{})
+		e.vec = ann.New(dim, ann.Options{HNSWThreshold: opts.HNSWThreshold})
 	}
 	return e
+}
+
+// Close stops background work (an HNSW graph being built); the engine is
+// being thrown away.
+func (e *Engine) Close() {
+	if c, ok := e.vec.(interface{ Close() }); ok {
+		c.Close()
+	}
 }
 
 // Dim is the vector dimension; 0 when the engine is literal only.
@@ -108,11 +126,15 @@ func (e *Engine) Add(doc uint32, text string, windows [][]float32, meta DocMeta)
 	return nil
 }
 
-// Doc is one record for [Engine.AddBatch].
+// Doc is one record for [Engine.AddBatch]. Its windows come as float32
+// (Windows) or already quantised to int8 with one scale each (Int8 and
+// Scales, as a vault stores them), which saves converting them back.
 type Doc struct {
 	ID      uint32
 	Text    string
 	Windows [][]float32
+	Int8    [][]int8
+	Scales  []float32
 	Meta    DocMeta
 }
 
@@ -123,6 +145,9 @@ type Doc struct {
 func (e *Engine) AddBatch(docs []Doc) error {
 	for _, d := range docs {
 		if err := e.checkWindows(d.ID, d.Windows); err != nil {
+			return err
+		}
+		if err := e.checkInt8(d); err != nil {
 			return err
 		}
 	}
@@ -140,9 +165,15 @@ func (e *Engine) AddBatch(docs []Doc) error {
 		}
 	}()
 	var vecErr error
+	quantized, _ := e.vec.(ann.QuantizedAdder)
 	for _, d := range docs {
 		for i, w := range d.Windows {
 			if err := e.vec.Add(windowKey(d.ID, i), w); err != nil && vecErr == nil {
+				vecErr = fmt.Errorf("search: doc %d window %d: %w", d.ID, i, err)
+			}
+		}
+		for i, w := range d.Int8 {
+			if err := quantized.AddInt8(windowKey(d.ID, i), w, d.Scales[i]); err != nil && vecErr == nil {
 				vecErr = fmt.Errorf("search: doc %d window %d: %w", d.ID, i, err)
 			}
 		}
@@ -153,6 +184,22 @@ func (e *Engine) AddBatch(docs []Doc) error {
 		e.pop.add(d.Meta)
 	}
 	return vecErr
+}
+
+// checkInt8 refuses quantised windows the vector index cannot take.
+func (e *Engine) checkInt8(d Doc) error {
+	if len(d.Int8) == 0 {
+		return nil
+	}
+	if _, ok := e.vec.(ann.QuantizedAdder); !ok || len(d.Windows) > 0 || len(d.Scales) != len(d.Int8) || len(d.Int8) > MaxWindows {
+		return fmt.Errorf("search: doc %d: %w: int8 windows need a vector index, one scale each, and no float windows beside them", d.ID, ErrDimension)
+	}
+	for i, w := range d.Int8 {
+		if len(w) != e.dim {
+			return fmt.Errorf("search: doc %d window %d has %d dims, want %d: %w", d.ID, i, len(w), e.dim, ErrDimension)
+		}
+	}
+	return nil
 }
 
 // checkWindows refuses windows the vector index cannot take.

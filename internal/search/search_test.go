@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/compartment/compartment/rank"
+	"github.com/compartment/compartment/simd"
 )
 
 const dim = 8
@@ -419,24 +420,33 @@ func TestLiteralPoolByEvidence(t *testing.T) {
 // AddBatch (how a vault is opened) must index exactly what Add one record
 // at a time does.
 func TestAddBatchMatchesAdd(t *testing.T) {
-	one, batch := New(dim), New(dim)
-	var docs []Doc
+	one, batch, quant := New(dim), New(dim), New(dim)
+	var docs, qdocs []Doc
 	for i := range 40 {
 		d := Doc{ID: uint32(i), Text: fmt.Sprintf("note %d about %s", i, []string{"ports", "databases", "gardens", "trains"}[i%4]),
 			Windows: [][]float32{axis(i%(dim-1), float32(i)/100)}, Meta: DocMeta{Namespace: "main", Seq: uint64(i + 1), Importance: 0.5}}
 		docs = append(docs, d)
 		mustAdd(t, one, d.ID, d.Text, d.Windows, d.Meta)
+		q := make([]int8, dim)
+		scale := simd.QuantizeI8(q, d.Windows[0])
+		qdocs = append(qdocs, Doc{ID: d.ID, Text: d.Text, Int8: [][]int8{q}, Scales: []float32{scale}, Meta: d.Meta})
 	}
 	if err := batch.AddBatch(docs); err != nil {
 		t.Fatal(err)
+	}
+	if err := quant.AddBatch(qdocs); err != nil {
+		t.Fatal(err)
+	}
+	if err := quant.AddBatch([]Doc{{ID: 98, Text: "bad", Int8: [][]int8{{1, 2}}, Scales: []float32{1}}}); !errors.Is(err, ErrDimension) {
+		t.Fatalf("bad int8 window accepted: %v", err)
 	}
 	if err := batch.AddBatch([]Doc{{ID: 99, Text: "bad", Windows: [][]float32{{1}}}}); !errors.Is(err, ErrDimension) {
 		t.Fatalf("bad window accepted: %v", err)
 	}
 	for _, q := range []Query{{Text: "databases", Vector: axis(1, 0)}, {Text: "note 7 trains", TopK: 5}, {Text: "gardens", Vector: axis(2, 0.02), TopK: 10}} {
-		a, b := mustSearch(t, one, q), mustSearch(t, batch, q)
-		if fmt.Sprint(docsOf(a)) != fmt.Sprint(docsOf(b)) {
-			t.Errorf("%q: Add gives %v, AddBatch %v", q.Text, docsOf(a), docsOf(b))
+		a, b, c := mustSearch(t, one, q), mustSearch(t, batch, q), mustSearch(t, quant, q)
+		if fmt.Sprint(docsOf(a)) != fmt.Sprint(docsOf(b)) || fmt.Sprint(docsOf(a)) != fmt.Sprint(docsOf(c)) {
+			t.Errorf("%q: Add gives %v, AddBatch %v, AddBatch int8 %v", q.Text, docsOf(a), docsOf(b), docsOf(c))
 		}
 	}
 	if batch.Len() != 40 {

@@ -26,7 +26,8 @@ func newIndex(v *Vault) *index {
 	if v.enc != nil {
 		dim = v.enc.Info().Dim
 	}
-	return &index{v: v, engine: search.New(dim), docOf: map[string]uint32{}, recOf: map[uint32]*Record{}, namespaces: map[string]int{}}
+	engine := search.NewWith(dim, search.Options{HNSWThreshold: v.cfg.Settings.HNSWThreshold})
+	return &index{v: v, engine: engine, docOf: map[string]uint32{}, recOf: map[uint32]*Record{}, namespaces: map[string]int{}}
 }
 
 // add indexes a live record: its claim literally, and its windows when they
@@ -68,8 +69,12 @@ func (ix *index) build(records map[string]*Record) error {
 		ix.recOf[doc] = r
 		ix.countNamespace(r.Namespace, +1)
 		docs[i] = search.Doc{ID: doc, Text: r.Text, Meta: metaOf(r)}
-		if ix.v.hasCurrentVectors(r) {
-			docs[i].Windows = r.Vectors.Float32()
+		switch vs := r.Vectors; {
+		case !ix.v.hasCurrentVectors(r):
+		case vs.F32 != nil:
+			docs[i].Windows = vs.F32
+		default:
+			docs[i].Int8, docs[i].Scales = vs.I8, vs.Scales
 		}
 	}
 	return ix.engine.AddBatch(docs)

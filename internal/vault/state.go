@@ -35,6 +35,9 @@ func (s *state) Reset() {
 	s.relations = map[string]*Relation{}
 	s.audit = auditChain{}
 	s.maxSeq = 0
+	if s.index != nil {
+		s.index.engine.Close()
+	}
 	s.index = newIndex(s.v)
 	s.loading = true
 }

@@ -180,6 +180,7 @@ func (v *Vault) Close() error {
 	}
 	err := v.file.Close()
 	v.file = nil
+	v.st.index.engine.Close()
 	return err
 }
 

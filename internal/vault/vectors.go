@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+
+	"github.com/compartment/compartment/simd"
 )
 
 // Vector encodings inside a record body. Part of the format: do not change.
@@ -63,26 +65,9 @@ func newVectors(model [32]byte, windows [][]float32, int8Storage bool) *Vectors 
 	for _, w := range windows {
 		q := make([]int8, len(w))
 		v.I8 = append(v.I8, q)
-		v.Scales = append(v.Scales, quantize(q, w))
+		v.Scales = append(v.Scales, simd.QuantizeI8(q, w))
 	}
 	return v
-}
-
-// quantize maps w symmetrically onto [-127, 127] and returns the scale.
-func quantize(dst []int8, w []float32) float32 {
-	var maxAbs float32
-	for _, x := range w {
-		maxAbs = max(maxAbs, float32(math.Abs(float64(x))))
-	}
-	if maxAbs == 0 {
-		clear(dst)
-		return 0
-	}
-	scale := maxAbs / 127
-	for i, x := range w {
-		dst[i] = int8(math.Round(float64(x / scale)))
-	}
-	return scale
 }
 
 // encode writes: u8 encoding | [8]byte model | u16 dim | u16 windows |
