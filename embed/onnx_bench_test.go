@@ -281,7 +281,7 @@ func bgeShapeModels(b *testing.B) map[string]string {
 	b.Helper()
 	bgeShape.once.Do(func() {
 		if err := exec.Command("/usr/bin/python3", "-c", "import onnx, numpy").Run(); err != nil {
-			bgeShape.err = fmt.Errorf("python3-onnx is not installed (scripts/setup.d/31-onnx-tools.sh): %v", err)
+			bgeShape.err = fmt.Errorf("python3-onnx is not installed (scripts/deps/onnx-tools.sh): %v", err)
 			return
 		}
 		bgeShape.dirs = map[string]string{}

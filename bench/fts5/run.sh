@@ -2,7 +2,8 @@
 # Side-by-side literal search: compartment's literal channel against SQLite
 # FTS5 (bm25 ranking) on the same records and the same 1,000 queries, from
 # the LongMemEval file. Needs Debian's python3 with its sqlite3 module
-# (SQLite with FTS5; scripts/setup.d/40-sqlite-fts5.sh installs it).
+# (SQLite with FTS5; scripts/deps/sqlite-fts5.sh installs it, and this script
+# runs it first).
 #
 # Usage: bench/fts5/run.sh [OUTDIR] [extra flags for the Go side, e.g.
 #        -data PATH -sizes 20000,100000 -queries 1000]
@@ -11,8 +12,9 @@ cd "$(dirname "$0")/../.."
 out=${1:-.cache/fts5-bench}
 shift || true
 py=/usr/bin/python3
+bash scripts/deps/sqlite-fts5.sh
 if ! "$py" -c "import sqlite3; sqlite3.connect(':memory:').execute('create virtual table t using fts5(x)')" 2>/dev/null; then
-	echo "fts5: $py lacks sqlite3 with FTS5; run scripts/setup.d/40-sqlite-fts5.sh" >&2
+	echo "fts5: $py lacks sqlite3 with FTS5; install Debian's sqlite3 and python3" >&2
 	exit 1
 fi
 mkdir -p "$out"

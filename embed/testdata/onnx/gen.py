@@ -23,7 +23,7 @@ benchmarks (never committed):
 int8 quantisation does (DynamicQuantizeLinear + MatMulInteger), as in the
 published int8 exports of bge-small.
 
-Needs Debian's python3-onnx and python3-numpy (scripts/setup.d/31-onnx-tools.sh).
+Needs Debian's python3-onnx and python3-numpy (scripts/deps/onnx-tools.sh).
 """
 
 import argparse
