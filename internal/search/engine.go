@@ -218,6 +218,60 @@ func (e *Engine) checkWindows(doc uint32, windows [][]float32) error {
 	return nil
 }
 
+// Neighbor is a record and its best window's cosine to a vector.
+type Neighbor struct {
+	Doc uint32
+	Cos float64
+}
+
+// Nearest returns up to k records whose best window is nearest to vec,
+// best first, among those keep accepts (nil keeps all): what near-duplicate
+// and opinion checks ask before a store. The window pool widens ×4 until k
+// records pass or the index is exhausted.
+func (e *Engine) Nearest(vec []float32, k int, keep func(doc uint32) bool) ([]Neighbor, error) {
+	if e.vec == nil || k <= 0 {
+		return nil, nil
+	}
+	if len(vec) != e.dim {
+		return nil, fmt.Errorf("search: nearest: %w: %d dims, want %d", ErrDimension, len(vec), e.dim)
+	}
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	total := e.vec.Len()
+	for pool := max(4*k, 32); ; pool *= 4 {
+		best := map[uint32]float64{}
+		var order []uint32
+		for _, h := range e.vec.Search(vec, min(pool, total)) {
+			doc, _ := keyDoc(h.Key)
+			if keep != nil && !keep(doc) {
+				continue
+			}
+			if cos, seen := best[doc]; !seen {
+				order = append(order, doc)
+				best[doc] = float64(h.Score)
+			} else if float64(h.Score) > cos {
+				best[doc] = float64(h.Score)
+			}
+		}
+		if len(order) >= k || pool >= total {
+			out := make([]Neighbor, len(order))
+			for i, d := range order {
+				out[i] = Neighbor{Doc: d, Cos: best[d]}
+			}
+			slices.SortStableFunc(out, func(a, b Neighbor) int {
+				switch {
+				case a.Cos > b.Cos:
+					return -1
+				case a.Cos < b.Cos:
+					return 1
+				}
+				return 0
+			})
+			return out[:min(k, len(out))], nil
+		}
+	}
+}
+
 // Remove drops doc from both indexes; it reports whether doc was there.
 func (e *Engine) Remove(doc uint32) bool {
 	e.mu.Lock()

@@ -453,3 +453,36 @@ func TestAddBatchMatchesAdd(t *testing.T) {
 		t.Errorf("Len %d", batch.Len())
 	}
 }
+
+// Nearest is what a store's near-duplicate check asks: the records nearest
+// a vector by their best window, filtered, best first.
+func TestNearest(t *testing.T) {
+	e := New(dim)
+	for i := range 30 {
+		ns := "a"
+		if i%2 == 1 {
+			ns = "b"
+		}
+		mustAdd(t, e, uint32(i), fmt.Sprintf("note %d", i), [][]float32{axis(i%(dim-1), 0.01), axis((i+1)%(dim-1), 0.01)}, DocMeta{Namespace: ns, Seq: uint64(i + 1)})
+	}
+	got, err := e.Nearest(axis(3, 0.01), 2, func(doc uint32) bool { return doc%2 == 1 })
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Docs 3 (first window) and 2 (second window) lie on axis 3; only odd
+	// docs pass the filter.
+	if len(got) != 2 || got[0].Doc != 3 || got[0].Cos < 0.99 {
+		t.Fatalf("nearest: %+v", got)
+	}
+	for _, n := range got {
+		if n.Doc%2 != 1 {
+			t.Fatalf("filtered-out doc %d returned", n.Doc)
+		}
+	}
+	if _, err := e.Nearest(make([]float32, dim-1), 1, nil); !errors.Is(err, ErrDimension) {
+		t.Fatalf("wrong dimension: %v", err)
+	}
+	if got, _ := New(0).Nearest(nil, 3, nil); got != nil {
+		t.Fatalf("literal-only engine: %v", got)
+	}
+}

@@ -167,3 +167,27 @@ func benchN() int {
 	}
 	return 20000
 }
+
+// BenchmarkStore20k stores into a vault that already holds 20k memories:
+// the near-duplicate check runs against all of them.
+func BenchmarkStore20k(b *testing.B) {
+	path := benchVault(b, benchN())
+	enc := staticEncoder(b)
+	v, err := Open(path, Options{Unlock: vaultfmt.Unlock{Passphrase: testPass}, Encoder: enc})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer v.Close()
+	r := rand.New(rand.NewPCG(9, 10))
+	samples := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		text := benchClaim(r, 1_000_000+i)
+		start := time.Now()
+		if _, err := v.Store(StoreRequest{Text: text, Source: "bench"}); err != nil {
+			b.Fatal(err)
+		}
+		samples = append(samples, time.Since(start))
+	}
+	reportPercentiles(b, samples)
+}

@@ -124,18 +124,19 @@ type similarHit struct {
 	cos float64
 }
 
-// similar returns up to k live records in namespace nearest to vec.
+// similar returns up to k live records in namespace nearest to vec (by
+// their best window), from the vector index.
 func (ix *index) similar(vec []float32, namespace string, k int) []similarHit {
-	var hits []similarHit
-	for _, r := range ix.recOf {
-		if r.Namespace != namespace || !ix.v.hasCurrentVectors(r) {
-			continue
-		}
-		hits = append(hits, similarHit{r, bestCos(r.Vectors.Float32(), vec)})
+	near, err := ix.engine.Nearest(vec, k, func(doc uint32) bool {
+		r := ix.recOf[doc]
+		return r != nil && r.Namespace == namespace
+	})
+	if err != nil {
+		return nil
 	}
-	sortHits(hits)
-	if len(hits) > k {
-		hits = hits[:k]
+	hits := make([]similarHit, len(near))
+	for i, n := range near {
+		hits[i] = similarHit{ix.recOf[n.Doc], n.Cos}
 	}
 	return hits
 }
