@@ -10,7 +10,9 @@ TEST_TIMEOUT ?= 12m
 FUZZ_SHORT ?= 5
 FUZZ_LONG  ?= 120
 
-.PHONY: all setup build test run bench fuzz lint model clean
+PREFIX  ?= $(HOME)/.local
+
+.PHONY: all setup build install test run bench fuzz lint model clean
 
 all: build
 
@@ -19,6 +21,13 @@ setup:
 
 build:
 	$(GO) build -o $(BIN) ./cmd/compartment
+
+# Puts the binary on your PATH (PREFIX=/usr/local for everyone), so agents'
+# MCP configurations can run `compartment serve`.
+install: build
+	install -d $(PREFIX)/bin
+	install -m 0755 $(BIN) $(PREFIX)/bin/compartment
+	@echo "installed $(PREFIX)/bin/compartment"
 
 # Tests run inside a network namespace with only loopback: the kernel
 # enforces that nothing in the suite reaches the network.
