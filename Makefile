@@ -19,8 +19,10 @@ all: build
 setup:
 	@scripts/setup.sh
 
+VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+
 build:
-	$(GO) build -o $(BIN) ./cmd/compartment
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/compartment
 
 # Puts the binary on your PATH (PREFIX=/usr/local for everyone), so agents'
 # MCP configurations can run `compartment serve`.
