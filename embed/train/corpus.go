@@ -369,23 +369,17 @@ func brownDocs(dir string, emit func(string)) error {
 func stdlibDocs(dir string, emit func(string)) error {
 	root := filepath.Join(dir, "package")
 	for _, sub := range []string{"sotu/data", "moby-dick/data"} {
-		files, err := sortedFiles(filepath.Join(root, sub), func(p string) bool {
-			return strings.HasSuffix(p, ".txt")
-		})
-		if err != nil {
+		if err := eachText(filepath.Join(root, sub), func(text string) { paragraphs(text, emit) }); err != nil {
 			return err
 		}
-		for _, f := range files {
-			text, err := readMaybeGzip(f)
-			if err != nil {
-				return err
-			}
-			paragraphs(text, emit)
-		}
 	}
-	files, err := sortedFiles(filepath.Join(root, "spam-assassin/data"), func(p string) bool {
-		return strings.HasSuffix(p, ".txt")
-	})
+	return eachText(filepath.Join(root, "spam-assassin/data"), func(text string) { emitMailBody(text, emit) })
+}
+
+// eachText calls fn with the content of every .txt file under dir (gzip
+// or not), in sorted order.
+func eachText(dir string, fn func(text string)) error {
+	files, err := sortedFiles(dir, func(p string) bool { return strings.HasSuffix(p, ".txt") })
 	if err != nil {
 		return err
 	}
@@ -394,7 +388,7 @@ func stdlibDocs(dir string, emit func(string)) error {
 		if err != nil {
 			return err
 		}
-		emitMailBody(text, emit)
+		fn(text)
 	}
 	return nil
 }
