@@ -32,11 +32,13 @@
 // stand-ins for a query term of four or more runes that no record holds:
 // terms containing it (part of a commit SHA or a path) earn the term's
 // full information, and terms within one edit (two from eight runes up) of
-// it earn 1 − 2·edits/len of it. Words differing only in an ending of at
-// most three runes (doctor/doctors, attend/attended) stand in for each
-// other at 0.75. Such a term's document frequency, and so its I(t), is that
-// of the union of its stand-ins; a record earns weight·I(t), the weight of
-// the best stand-in it holds. An informative term in the vocabulary keeps
+// it earn 1 − 2·edits/len of it. Other forms of a word of four or more
+// runes, told apart by a few English inflectional endings rather than by
+// a stemmer (doctor/doctors, attend/attended, shop/shopping, but not
+// even/event or week/weekend), stand in for each other at 0.75. Such a
+// term's document frequency, and so its I(t), is that of the union of its
+// stand-ins; a record earns weight·I(t), the weight of the best stand-in
+// it holds. An informative term in the vocabulary keeps
 // its own df and I(t), and its variants earn 0.75 of that.
 //
 // # Bounds

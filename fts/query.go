@@ -323,7 +323,8 @@ func (x *Index) getScratch() *searchScratch {
 	return sc
 }
 
-// Search answers a query: every distinct query term gets its information
+// Search answers a query: its framing (see [framingPhrases]) is dropped,
+// every distinct remaining term gets its information
 // over the live records; records holding every term (AND) come first, and
 // only when there are none, records holding any informative term (OR).
 // Every hit carries its p_lex.
@@ -333,7 +334,7 @@ func (x *Index) Search(query string) *Result {
 		query = truncateRunes(query, MaxQueryBytes)
 	}
 	n := x.Len()
-	r.Terms = x.queryTerms(query)
+	r.Terms = x.queryTerms(withoutFraming(query))
 	if n == 0 || len(r.Terms) == 0 {
 		return r
 	}

@@ -291,15 +291,18 @@ func abs(n int) int {
 	return n
 }
 
-// Variants: words that differ from a query term only in a short ending
-// (doctor/doctors, attend/attended, clean/cleaning) count as the term at a
-// discount. This is the one concession to morphology, and it is
-// language-blind: no stemmer, no word list, only the shape of the strings.
+// Variants: other forms of a query term's word (doctor/doctors,
+// attend/attended/attending, study/studies, shop/shopping,
+// participate/participating) count as the term at a discount. Two terms
+// are forms of one word when, past their common start, each ends in one of
+// a few English inflectional endings (after undoing a doubled final
+// consonant). That is the one concession to morphology: no stemmer and no
+// dictionary, and a pair the endings do not explain is two words
+// (even/event, week/weekend, friend/friendly, relate/relation,
+// expenses/expensive), which a bare shape rule ("differs in the last three
+// letters") used to conflate.
 const (
-	// VariantSuffix is the longest ending in which a variant may differ
-	// from the query term (both ends measured from their common prefix).
-	VariantSuffix = 3
-	// MinVariantPrefix is the shortest common prefix that makes a variant.
+	// MinVariantPrefix is the shortest common start that makes a variant.
 	MinVariantPrefix = 4
 
 	// VariantWeight is the share of a term's information a variant earns:
@@ -309,10 +312,22 @@ const (
 	VariantWeight = 0.75
 )
 
-// variants returns the vocabulary terms other than q sharing a prefix of
-// at least MinVariantPrefix runes with q, from which each differs by at
-// most VariantSuffix trailing runes. Candidates come from the prefix
-// index and are then checked.
+// inflectionEndings are the endings in which two forms of a word may
+// differ: plurals and verb forms (-s, -es, -ies, -ed, -d, -ied, -ing, a
+// silent -e, -y) and comparison or agent (-er, -ers, -est).
+var inflectionEndings = map[string]bool{
+	"": true, "s": true, "es": true, "ies": true,
+	"ed": true, "d": true, "ied": true, "ing": true, "e": true, "y": true,
+	"er": true, "ers": true, "est": true,
+}
+
+// maxInflection is the most runes an inflected form adds: a doubled
+// consonant and a three-letter ending (shop → shopping).
+const maxInflection = 4
+
+// variants returns the vocabulary terms other than q that are forms of
+// q's word (see [inflected]). Candidates share q's first MinVariantPrefix
+// runes, so the prefix index lists them all.
 func (x *Index) variants(q string) []Expansion {
 	key, ok := variantKey(q)
 	if !ok {
@@ -322,15 +337,43 @@ func (x *Index) variants(q string) []Expansion {
 	var out []Expansion
 	for _, id := range x.prefixes[key] {
 		t := &x.terms[id]
-		if t.text == q || abs(t.runes-qn) > VariantSuffix {
+		if t.text == q || abs(t.runes-qn) > maxInflection {
 			continue
 		}
-		c := commonPrefixRunes(q, t.text)
-		if max(qn, t.runes)-c <= VariantSuffix {
+		if inflected(q, t.text) {
 			out = append(out, Expansion{Term: t.text, Weight: VariantWeight, id: id})
 		}
 	}
 	return out
+}
+
+// inflected reports whether a and b are forms of one word: past their
+// common start (at least MinVariantPrefix runes, which the caller's prefix
+// index guarantees), each is empty or an inflectional ending, once a
+// doubled final consonant on one side is undone (plan/planned,
+// shop/shopping) or an e the common start took is given back
+// (later/latest). Endings are ASCII, so a common start that stops inside
+// a multi-byte rune leaves a remainder no ending matches.
+func inflected(a, b string) bool {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	ra, rb := a[n:], b[n:]
+	if n > 0 {
+		last := a[n-1]
+		switch {
+		case len(ra) > 0 && ra[0] == last:
+			ra = ra[1:]
+		case len(rb) > 0 && rb[0] == last:
+			rb = rb[1:]
+		}
+	}
+	if inflectionEndings[ra] && inflectionEndings[rb] {
+		return true
+	}
+	// The common start may have taken an ending's e (late/later/latest).
+	return n > 0 && a[n-1] == 'e' && inflectionEndings["e"+ra] && inflectionEndings["e"+rb]
 }
 
 // variantKey is the first MinVariantPrefix runes of a term: every variant
@@ -345,16 +388,4 @@ func variantKey(text string) (string, bool) {
 		n++
 	}
 	return text, n == MinVariantPrefix
-}
-
-// commonPrefixRunes counts the runes a and b share at their start.
-func commonPrefixRunes(a, b string) int {
-	n := 0
-	for n < len(a) && n < len(b) && a[n] == b[n] {
-		n++
-	}
-	for n > 0 && n < len(a) && !utf8.RuneStart(a[n]) { // back to a whole rune
-		n--
-	}
-	return utf8.RuneCountInString(a[:n])
 }

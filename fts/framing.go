@@ -1,0 +1,259 @@
+package fts
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Framing: the words of a question that say when something happened or
+// that it was said, not what it was. "What kitchen appliance did I buy 10
+// days ago?" is about a kitchen appliance; a memory of it says "bought a
+// stand mixer", never "10 days ago", and "I mentioned that I…" frames a
+// question about a memory the way no memory is written. Left in, such
+// words are informative (few records hold "ago" or "mentioned") and pull
+// the records that happen to hold them above the one asked about.
+//
+// The literal channel drops them from a query before it is cut into terms.
+// The semantic channel still reads the whole question, and a filter on
+// dates (since, until) is how a caller asks for a time span.
+//
+// A phrase is a sequence of slots; a slot is a set of alternatives, each
+// one or more words (space-separated), and "?" after a slot's closing
+// bracket makes it optional. "#" stands for a number written in digits.
+var framingPhrases = compileFraming([]string{
+	// 10 days ago, a couple of weeks ago, two months ago.
+	"[{count}] [{unit}] [ago]",
+	// last week, this weekend, last Friday, next month.
+	"[last|past|this|next|previous] [{when}]",
+	// in the past month, over the last three weeks.
+	"[in|during|over|within] [the] [past|last|previous] [{count}]? [{unit}]",
+	// since the start of the year, from the beginning of this month.
+	"[since|from] [the] [start|beginning] [of] [the|this] [year|month|week]",
+	"[yesterday|today|tonight|recently|lately|ago]",
+	// I mentioned that, you told me, we talked about, I've said.
+	"[i|we|you|i've|we've|you've] [have|had]? [previously|earlier|once|already|just]? " +
+		"[mentioned|told you|told me|said|talked about|discussed|brought up] [that|about|to you|to me]?",
+	// do you remember, can you recall, remind me.
+	"[do you|can you|did you|could you]? [still]? [remember|recall|remind me] [that|when|what|if|of]?",
+}, map[string]string{
+	"count": "#|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|" +
+		"a few|a couple|a couple of|couple of|several|few",
+	"unit": "day|days|week|weeks|month|months|year|years",
+	"when": "week|weekend|month|year|night|morning|afternoon|evening|time|" +
+		"monday|tuesday|wednesday|thursday|friday|saturday|sunday|spring|summer|autumn|fall|winter",
+})
+
+// withoutFraming returns the query with its framing phrases replaced by a
+// space, or the query unchanged when nothing but framing (and punctuation)
+// would be left: a query of only "yesterday" still looks for the word.
+func withoutFraming(query string) string {
+	words := framingWords(query)
+	var b strings.Builder
+	last, kept := 0, false // last: end of the text copied so far
+	for i := 0; i < len(words); {
+		n := framingPhrases.longest(words[i:])
+		if n == 0 {
+			kept = true
+			i++
+			continue
+		}
+		if b.Len() == 0 {
+			b.Grow(len(query))
+		}
+		b.WriteString(query[last:words[i].start])
+		b.WriteByte(' ')
+		last = words[i+n-1].end
+		i += n
+	}
+	if last == 0 || !kept {
+		return query
+	}
+	b.WriteString(query[last:])
+	return b.String()
+}
+
+// framingWord is one word of a query, case-folded, with its byte span.
+type framingWord struct {
+	text       string
+	start, end int
+}
+
+// framingWords cuts a query into words: runs of letters, digits and
+// apostrophes (’ counts as '), lower-cased.
+func framingWords(s string) []framingWord {
+	var out []framingWord
+	start := -1
+	for i, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' || r == '’' {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			out = append(out, newFramingWord(s, start, i))
+			start = -1
+		}
+	}
+	if start >= 0 {
+		out = append(out, newFramingWord(s, start, len(s)))
+	}
+	return out
+}
+
+func newFramingWord(s string, start, end int) framingWord {
+	w := s[start:end]
+	if !isLowerASCII(w) {
+		w = strings.ToLower(strings.ReplaceAll(w, "’", "'"))
+	}
+	return framingWord{text: w, start: start, end: end}
+}
+
+func isLowerASCII(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if c := w[i]; c >= utf8.RuneSelf || ('A' <= c && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+// framingSet is the compiled phrases, indexed by the words that can start
+// one.
+type framingSet struct {
+	byFirst map[string][]framingPattern
+}
+
+type framingPattern []framingSlot
+
+type framingSlot struct {
+	alts     [][]string // each alternative: its words
+	optional bool
+}
+
+// longest returns how many of words, from the first, the longest phrase
+// covers (0: none starts there).
+func (fs framingSet) longest(words []framingWord) int {
+	key := words[0].text
+	if isDigits(key) {
+		key = "#"
+	}
+	best := 0
+	for _, p := range fs.byFirst[key] {
+		best = max(best, p.match(words))
+	}
+	return best
+}
+
+// match returns the most words p covers from words[0] (0: no match).
+func (p framingPattern) match(words []framingWord) int {
+	if len(p) == 0 {
+		return 0
+	}
+	best := -1
+	s := p[0]
+	for _, alt := range s.alts {
+		if !wordsStartWith(words, alt) {
+			continue
+		}
+		if len(p) == 1 {
+			best = max(best, len(alt))
+			continue
+		}
+		if rest := p[1:].match(words[len(alt):]); rest > 0 || p[1:].allOptional() {
+			best = max(best, len(alt)+rest)
+		}
+	}
+	if s.optional {
+		if rest := p[1:].match(words); rest > 0 {
+			best = max(best, rest)
+		}
+	}
+	return max(best, 0)
+}
+
+func (p framingPattern) allOptional() bool {
+	for _, s := range p {
+		if !s.optional {
+			return false
+		}
+	}
+	return true
+}
+
+func wordsStartWith(words []framingWord, alt []string) bool {
+	if len(words) < len(alt) {
+		return false
+	}
+	for i, w := range alt {
+		if words[i].text != w && !(w == "#" && isDigits(words[i].text)) {
+			return false
+		}
+	}
+	return true
+}
+
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// compileFraming parses the phrase notation above; {name} inside a slot
+// expands to classes[name]. A malformed phrase is a programming error.
+func compileFraming(phrases []string, classes map[string]string) framingSet {
+	fs := framingSet{byFirst: map[string][]framingPattern{}}
+	for _, ph := range phrases {
+		var p framingPattern
+		for rest := ph; strings.TrimSpace(rest) != ""; {
+			rest = strings.TrimSpace(rest)
+			end := strings.IndexByte(rest, ']')
+			if rest[0] != '[' || end < 0 {
+				panic("fts: malformed framing phrase " + ph)
+			}
+			body := rest[1:end]
+			rest = rest[end+1:]
+			s := framingSlot{}
+			if strings.HasPrefix(rest, "?") {
+				s.optional, rest = true, rest[1:]
+			}
+			for _, alt := range strings.Split(body, "|") {
+				if name, ok := strings.CutPrefix(alt, "{"); ok {
+					for _, a := range strings.Split(classes[strings.TrimSuffix(name, "}")], "|") {
+						s.alts = append(s.alts, strings.Fields(a))
+					}
+					continue
+				}
+				s.alts = append(s.alts, strings.Fields(alt))
+			}
+			p = append(p, s)
+		}
+		// Index the pattern under every word that can start it: its first
+		// slot's alternatives, and the next slot's while the ones before
+		// are optional.
+		for _, s := range p {
+			for _, alt := range s.alts {
+				fs.byFirst[alt[0]] = appendPattern(fs.byFirst[alt[0]], p)
+			}
+			if !s.optional {
+				break
+			}
+		}
+	}
+	return fs
+}
+
+// appendPattern adds p to list unless it is there already (a pattern can
+// start with the same word through two slots).
+func appendPattern(list []framingPattern, p framingPattern) []framingPattern {
+	for _, q := range list {
+		if &q[0] == &p[0] {
+			return list
+		}
+	}
+	return append(list, p)
+}

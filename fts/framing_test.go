@@ -1,0 +1,158 @@
+package fts
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestInflected(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want bool
+	}{
+		{"doctor", "doctors", true},
+		{"attend", "attended", true},
+		{"attended", "attending", true},
+		{"participate", "participating", true},
+		{"study", "studies", true},
+		{"studied", "studies", true},
+		{"shop", "shopping", true},
+		{"shopping", "shops", true},
+		{"plan", "planned", true},
+		{"late", "later", true},
+		{"later", "latest", true},
+		{"clean", "cleaner", true},
+		{"store", "stored", true},
+		{"even", "event", false},
+		{"events", "evening", false},
+		{"week", "weekend", false},
+		{"weeks", "weekend", false},
+		{"friend", "friendly", false},
+		{"relate", "relation", false},
+		{"related", "relation", false},
+		{"expenses", "expensive", false},
+		{"latest", "lately", false},
+		{"café", "cafè", false}, // common start stops inside a rune
+	} {
+		if got := inflected(tc.a, tc.b); got != tc.want {
+			t.Errorf("inflected(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+		if got := inflected(tc.b, tc.a); got != tc.want {
+			t.Errorf("inflected(%q, %q) = %v, want %v", tc.b, tc.a, got, tc.want)
+		}
+	}
+}
+
+// A query term finds other forms of its word at VariantWeight, and not a
+// different word that merely starts the same way.
+func TestVariantsInTheIndex(t *testing.T) {
+	x := newIndex(map[uint32]string{
+		1: "took both doctors to the airport",
+		2: "the coffee was cold that evening",
+		4: "a doctor appointment on monday",
+		3: "shopping for a winter coat",
+	})
+	filler(x, 100, 40)
+	for _, tc := range []struct {
+		query string
+		want  []uint32
+		via   string
+	}{
+		{"airport doctor", []uint32{1}, "doctors"},
+		{"winter shops", []uint32{3}, "shopping"},
+		{"events", nil, ""},
+	} {
+		r := x.Search(tc.query)
+		got := docs(x, r)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("Search(%q) found %v, want %v", tc.query, got, tc.want)
+			continue
+		}
+		if len(got) == 0 {
+			continue
+		}
+		m := r.Explain(r.Top(1)[0])
+		if len(m) != 2 || m[1].Via != tc.via || m[1].Weight != VariantWeight {
+			t.Errorf("Search(%q) explains %+v, want its second term via %q at %v", tc.query, m, tc.via, VariantWeight)
+		}
+	}
+}
+
+func TestWithoutFraming(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"What kitchen appliance did I buy 10 days ago?", "What kitchen appliance did I buy  ?"},
+		{"I mentioned that I went to an art event two weeks ago. Where was it?", "  I went to an art event  . Where was it?"},
+		{"What did we talk about last Friday", "What did we talk about  "},
+		{"the three trips I took in the past three months", "the three trips I took  "},
+		{"money spent on my bike since the start of the year", "money spent on my bike  "},
+		{"Do you remember what I've told you about the CRM", "    the CRM"},
+		{"Can you remind me when the dentist is", "  the dentist is"},
+		// Nothing but framing: the query stays as it was.
+		{"yesterday", "yesterday"},
+		{"two weeks ago?", "two weeks ago?"},
+		// Words that only contain a framing word are kept.
+		{"agora todays lastly", "agora todays lastly"},
+		{"the last mile of the road", "the last mile of the road"},
+	} {
+		if got := withoutFraming(tc.in); got != tc.want {
+			t.Errorf("withoutFraming(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// A question's framing does not match records: "two weeks ago" and
+// "mentioned" are informative words, and without the rule the record that
+// holds them would be an OR hit for a question about something else.
+func TestFramingDoesNotMatch(t *testing.T) {
+	x := newIndex(map[uint32]string{
+		1: "bought a stand mixer for the kitchen",
+		2: "the team mentioned the offsite was moved two weeks ago",
+	})
+	filler(x, 100, 40)
+	r := x.Search("I mentioned a mixer I bought two weeks ago")
+	if got := docs(x, r); !slices.Equal(got, []uint32{1}) {
+		t.Fatalf("found %v, want only the mixer record 1", got)
+	}
+	for _, qt := range r.Terms {
+		if slices.Contains(strings.Fields("mentioned two weeks ago"), qt.Text) {
+			t.Errorf("framing word %q became a query term", qt.Text)
+		}
+	}
+	// Asked for on its own, a framing phrase is still searched.
+	if got := docs(x, x.Search("two weeks ago")); !slices.Equal(got, []uint32{2}) {
+		t.Errorf("\"two weeks ago\" found %v, want record 2", got)
+	}
+}
+
+// withoutFraming only ever removes whole words: what it returns is the
+// query itself, or the query's words in order with some left out and at
+// least one kept.
+func FuzzWithoutFraming(f *testing.F) {
+	for _, s := range []string{
+		"What kitchen appliance did I buy 10 days ago?",
+		"Do you remember what I’ve told you about the CRM",
+		"in the past couple of weeks", "yesterday", "a a a ago ago", "",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		got := withoutFraming(q)
+		if got == q {
+			return
+		}
+		in, out := framingWords(q), framingWords(got)
+		if len(out) == 0 || len(out) >= len(in) {
+			t.Fatalf("withoutFraming(%q) = %q: kept %d of %d words", q, got, len(out), len(in))
+		}
+		j := 0
+		for _, w := range in {
+			if j < len(out) && out[j].text == w.text {
+				j++
+			}
+		}
+		if j != len(out) {
+			t.Fatalf("withoutFraming(%q) = %q: not a subsequence of the query's words", q, got)
+		}
+	})
+}
