@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -262,7 +263,7 @@ func TestLongMemEvalJSONShape(t *testing.T) {
 	if err := json.Unmarshal(buf.Bytes(), &m); err != nil {
 		t.Fatalf("JSON: %v\n%s", err, buf.String())
 	}
-	for _, key := range []string{"questions", "session", "turn", "by_type", "latency_ms"} {
+	for _, key := range []string{"questions", "session", "turn", "by_type", "latency_ms", "answerable", "reference_bm25"} {
 		if _, ok := m[key]; !ok {
 			t.Errorf("JSON lacks %q", key)
 		}
@@ -322,5 +323,29 @@ func TestLongMemEvalDevFileSmoke(t *testing.T) {
 	// drops well below.
 	if got := metric(t, r.Session, "recall_any@5"); got < 0.7 {
 		t.Errorf("session recall_any@5 on the first 20 dev questions = %v, want ≥ 0.7", got)
+	}
+}
+
+// The reference retriever reproduces rank_bm25's BM25Okapi as
+// LongMemEval's flat-bm25 calls it. By hand for docs "a b", "a c c", "d"
+// (avgdl 2): idf(a) = ln(1.5/2.5) < 0 becomes 0.25 × mean idf = 0.0639;
+// idf(b, c, d) = ln(2.5/1.5) = 0.5108. For "a c": doc 1 scores
+// 0.0639·2.5/3.0625 + 0.5108·5/4.0625 = 0.681, doc 0 0.0639, doc 2 0.
+// Equal scores come out in descending document order, as numpy's
+// argsort()[::-1] gives them.
+func TestReferenceRanking(t *testing.T) {
+	c := lmeCorpus{texts: []string{"a b", "a c c", "d"}}
+	for _, tc := range []struct {
+		q    string
+		want []int
+	}{
+		{"a c", []int{1, 0, 2}},
+		{"d", []int{2, 1, 0}},
+		{"A C", []int{2, 1, 0}}, // no case folding: nothing matches
+		{"b a", []int{0, 1, 2}},
+	} {
+		if got := referenceRanking(c, tc.q); !slices.Equal(got, tc.want) {
+			t.Errorf("referenceRanking(%q) = %v, want %v", tc.q, got, tc.want)
+		}
 	}
 }
