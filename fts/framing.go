@@ -45,11 +45,13 @@ var framingPhrases = compileFraming([]string{
 })
 
 // withoutFraming returns the query with its framing phrases replaced by a
-// space, or the query unchanged when nothing but framing (and punctuation)
-// would be left: a query of only "yesterday" still looks for the word.
-func withoutFraming(query string) string {
+// space, and the phrases; or the query unchanged (and no phrases) when
+// nothing but framing (and punctuation) would be left: a query of only
+// "yesterday" still looks for the word.
+func withoutFraming(query string) (string, []string) {
 	words := framingWords(query)
 	var b strings.Builder
+	var phrases []string
 	last, kept := 0, false // last: end of the text copied so far
 	for i := 0; i < len(words); {
 		n := framingPhrases.longest(words[i:])
@@ -64,13 +66,14 @@ func withoutFraming(query string) string {
 		b.WriteString(query[last:words[i].start])
 		b.WriteByte(' ')
 		last = words[i+n-1].end
+		phrases = append(phrases, query[words[i].start:last])
 		i += n
 	}
 	if last == 0 || !kept {
-		return query
+		return query, nil
 	}
 	b.WriteString(query[last:])
-	return b.String()
+	return b.String(), phrases
 }
 
 // framingWord is one word of a query, case-folded, with its byte span.

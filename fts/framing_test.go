@@ -95,7 +95,7 @@ func TestWithoutFraming(t *testing.T) {
 		{"agora todays lastly", "agora todays lastly"},
 		{"the last mile of the road", "the last mile of the road"},
 	} {
-		if got := withoutFraming(tc.in); got != tc.want {
+		if got, _ := withoutFraming(tc.in); got != tc.want {
 			t.Errorf("withoutFraming(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
@@ -113,6 +113,9 @@ func TestFramingDoesNotMatch(t *testing.T) {
 	r := x.Search("I mentioned a mixer I bought two weeks ago")
 	if got := docs(x, r); !slices.Equal(got, []uint32{1}) {
 		t.Fatalf("found %v, want only the mixer record 1", got)
+	}
+	if want := []string{"I mentioned", "two weeks ago"}; !slices.Equal(r.Framing, want) {
+		t.Errorf("Framing = %q, want %q", r.Framing, want)
 	}
 	for _, qt := range r.Terms {
 		if slices.Contains(strings.Fields("mentioned two weeks ago"), qt.Text) {
@@ -137,9 +140,17 @@ func FuzzWithoutFraming(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, q string) {
-		got := withoutFraming(q)
+		got, phrases := withoutFraming(q)
 		if got == q {
+			if phrases != nil {
+				t.Fatalf("withoutFraming(%q) left the query whole but reports %q", q, phrases)
+			}
 			return
+		}
+		for _, ph := range phrases {
+			if !strings.Contains(q, ph) {
+				t.Fatalf("withoutFraming(%q) reports %q, not in the query", q, ph)
+			}
 		}
 		in, out := framingWords(q), framingWords(got)
 		if len(out) == 0 || len(out) >= len(in) {

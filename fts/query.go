@@ -94,7 +94,10 @@ type Hit struct {
 // It refers to the index for explanations, so it is only valid while the
 // index is not modified.
 type Result struct {
-	Terms     []QueryTerm
+	Terms []QueryTerm
+	// Framing are the phrases of the query left out as framing ("two
+	// weeks ago", "I mentioned that"), in query order.
+	Framing   []string
 	Mode      Mode
 	TotalInfo float64 // Σ I(t) over all distinct query terms
 
@@ -334,7 +337,8 @@ func (x *Index) Search(query string) *Result {
 		query = truncateRunes(query, MaxQueryBytes)
 	}
 	n := x.Len()
-	r.Terms = x.queryTerms(withoutFraming(query))
+	query, r.Framing = withoutFraming(query)
+	r.Terms = x.queryTerms(query)
 	if n == 0 || len(r.Terms) == 0 {
 		return r
 	}

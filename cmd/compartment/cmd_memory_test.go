@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -351,3 +352,28 @@ func testAuditCmds(c *memCLI) {
 }
 
 func mustStdout(out, _ string, _ int) string { return out }
+
+// --explain says which phrases of the question the literal channel left
+// out as framing, in text and JSON.
+func TestSearchExplainShowsFraming(t *testing.T) {
+	c := newMemCLI(t)
+	c.store("Bought a stand mixer for the kitchen")
+	c.store("The offsite moved to Lisbon")
+	out := c.ok("search", "which mixer did I buy two weeks ago", "--top-k", "1", "--explain")
+	if !strings.Contains(out, "stand mixer") || !strings.Contains(out, `(without "two weeks ago")`) {
+		t.Errorf("explain does not show the framing left out:\n%s", out)
+	}
+	var res struct {
+		Results []struct {
+			Explain struct {
+				Framing []string `json:"framing"`
+			} `json:"explain"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(c.ok("search", "which mixer did I buy two weeks ago", "--top-k", "1", "--explain", "--json")), &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Results) != 1 || !slices.Equal(res.Results[0].Explain.Framing, []string{"two weeks ago"}) {
+		t.Errorf("JSON explain: %+v, want framing [two weeks ago]", res)
+	}
+}

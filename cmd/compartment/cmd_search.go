@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/compartment/compartment/internal/vault"
@@ -65,7 +66,15 @@ func printExplain(app *App, e *vault.Explanation) {
 		terms = append(terms, fmt.Sprintf("%s (I=%.2f)", t.Term, t.Info))
 	}
 	fmt.Fprintf(app.Stdout, "       semantic: cos %.3f -> p_vec %.3f, rank %d (window %d)\n", e.Cosine, e.PVec, e.RankVec, e.Window)
-	fmt.Fprintf(app.Stdout, "       literal:  %s query, matched %s -> p_lex %.3f, rank %d\n", e.Mode, orNone(strings.Join(terms, ", ")), e.PLex, e.RankLex)
+	without := ""
+	if len(e.Framing) > 0 {
+		quoted := make([]string, len(e.Framing))
+		for i, f := range e.Framing {
+			quoted[i] = strconv.Quote(f)
+		}
+		without = " (without " + strings.Join(quoted, ", ") + ")"
+	}
+	fmt.Fprintf(app.Stdout, "       literal:  %s query%s, matched %s -> p_lex %.3f, rank %d\n", e.Mode, without, orNone(strings.Join(terms, ", ")), e.PLex, e.RankLex)
 	fmt.Fprintf(app.Stdout, "       evidence %.3f (unaged %.3f, vault share %.2f) x priors (importance %+.3f, opinion %+.3f)\n",
 		e.Evidence, e.Unaged, e.Share, e.ImportancePrior, e.OpinionPrior)
 }

@@ -57,7 +57,10 @@ type Explanation struct {
 	PLex    float64         `json:"p_lex"`
 	RankLex int             `json:"rank_lex"` // 1-based; 0 = not found literally
 	Mode    string          `json:"mode"`     // literal query: and, or, none
-	Share   float64         `json:"share"`    // vault share q
+	// Framing are the query's phrases the literal channel left out
+	// ("two weeks ago", "I mentioned that").
+	Framing []string `json:"framing,omitempty"`
+	Share   float64  `json:"share"` // vault share q
 	// Evidence is the aged evidence; Unaged is in Result.
 	Evidence float64 `json:"evidence"`
 	// ImportancePrior and OpinionPrior are the two terms of the
@@ -269,7 +272,7 @@ func (r *run) results(kept []*candidate, picked []int) []Result {
 func (r *run) explain(c *candidate) *Explanation {
 	x := &Explanation{
 		Cosine: c.cos, Window: c.window, PVec: c.sig.PVec, RankVec: c.sig.RankVec,
-		PLex: c.sig.PLex, RankLex: c.sig.RankLex, Mode: r.lex.Mode.String(),
+		PLex: c.sig.PLex, RankLex: c.sig.RankLex, Mode: r.lex.Mode.String(), Framing: r.lex.Framing,
 		Share: c.sig.Share, Evidence: c.evidence,
 		ImportancePrior: c.imp, OpinionPrior: c.op,
 	}
