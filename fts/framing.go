@@ -18,9 +18,19 @@ import (
 // The semantic channel still reads the whole question, and a filter on
 // dates (since, until) is how a caller asks for a time span.
 //
+// Questions are framed too. A vault holds statements ("Max chose
+// HubSpot"), so the words that make a question of one ("which CRM did we
+// pick") are in almost no record, which gives them the most information of
+// any query term: a record that answers the question would account for
+// only part of it. The question word that opens a sentence (what, which,
+// how many…) is dropped like the rest. The auxiliary and pronoun after it
+// ("did I") are kept: dropping them too lost more than it gained on
+// LongMemEval, whose records are a user's own words.
+//
 // A phrase is a sequence of slots; a slot is a set of alternatives, each
 // one or more words (space-separated), and "?" after a slot's closing
-// bracket makes it optional. "#" stands for a number written in digits.
+// bracket makes it optional. "#" stands for a number written in digits. A
+// phrase starting with "^" only matches at the start of a sentence.
 var framingPhrases = compileFraming([]string{
 	// 10 days ago, a couple of weeks ago, two months ago.
 	"[{count}] [{unit}] [ago]",
@@ -36,6 +46,8 @@ var framingPhrases = compileFraming([]string{
 		"[mentioned|told you|told me|said|talked about|discussed|brought up] [that|about|to you|to me]?",
 	// do you remember, can you recall, remind me.
 	"[do you|can you|did you|could you]? [still]? [remember|recall|remind me] [that|when|what|if|of]?",
+	// What…, When…, How many…, Which… (opening a sentence).
+	"^ [what|which|who|whom|whose|when|where|why|how|how much|how many|how long|how often]",
 }, map[string]string{
 	"count": "#|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|" +
 		"a few|a couple|a couple of|couple of|several|few",
@@ -54,7 +66,7 @@ func withoutFraming(query string) (string, []string) {
 	var phrases []string
 	last, kept := 0, false // last: end of the text copied so far
 	for i := 0; i < len(words); {
-		n := framingPhrases.longest(words[i:])
+		n := framingPhrases.longest(words[i:], i == 0 || sentenceBreak(query[words[i-1].end:words[i].start]))
 		if n == 0 {
 			kept = true
 			i++
@@ -74,6 +86,12 @@ func withoutFraming(query string) (string, []string) {
 	}
 	b.WriteString(query[last:])
 	return b.String(), phrases
+}
+
+// sentenceBreak reports whether the text between two words ends a
+// sentence.
+func sentenceBreak(between string) bool {
+	return strings.ContainsAny(between, ".?!;:\n")
 }
 
 // framingWord is one word of a query, case-folded, with its byte span.
@@ -128,7 +146,12 @@ type framingSet struct {
 	byFirst map[string][]framingPattern
 }
 
-type framingPattern []framingSlot
+type framingPattern struct {
+	slots         framingSlots
+	sentenceStart bool // only at the start of a sentence
+}
+
+type framingSlots []framingSlot
 
 type framingSlot struct {
 	alts     [][]string // each alternative: its words
@@ -136,21 +159,23 @@ type framingSlot struct {
 }
 
 // longest returns how many of words, from the first, the longest phrase
-// covers (0: none starts there).
-func (fs framingSet) longest(words []framingWord) int {
+// covers (0: none starts there). atStart: words[0] opens a sentence.
+func (fs framingSet) longest(words []framingWord, atStart bool) int {
 	key := words[0].text
 	if isDigits(key) {
 		key = "#"
 	}
 	best := 0
 	for _, p := range fs.byFirst[key] {
-		best = max(best, p.match(words))
+		if atStart || !p.sentenceStart {
+			best = max(best, p.slots.match(words))
+		}
 	}
 	return best
 }
 
 // match returns the most words p covers from words[0] (0: no match).
-func (p framingPattern) match(words []framingWord) int {
+func (p framingSlots) match(words []framingWord) int {
 	if len(p) == 0 {
 		return 0
 	}
@@ -176,7 +201,7 @@ func (p framingPattern) match(words []framingWord) int {
 	return max(best, 0)
 }
 
-func (p framingPattern) allOptional() bool {
+func (p framingSlots) allOptional() bool {
 	for _, s := range p {
 		if !s.optional {
 			return false
@@ -212,7 +237,9 @@ func compileFraming(phrases []string, classes map[string]string) framingSet {
 	fs := framingSet{byFirst: map[string][]framingPattern{}}
 	for _, ph := range phrases {
 		var p framingPattern
-		for rest := ph; strings.TrimSpace(rest) != ""; {
+		rest, atStart := strings.CutPrefix(ph, "^")
+		p.sentenceStart = atStart
+		for strings.TrimSpace(rest) != "" {
 			rest = strings.TrimSpace(rest)
 			end := strings.IndexByte(rest, ']')
 			if rest[0] != '[' || end < 0 {
@@ -233,12 +260,12 @@ func compileFraming(phrases []string, classes map[string]string) framingSet {
 				}
 				s.alts = append(s.alts, strings.Fields(alt))
 			}
-			p = append(p, s)
+			p.slots = append(p.slots, s)
 		}
 		// Index the pattern under every word that can start it: its first
 		// slot's alternatives, and the next slot's while the ones before
 		// are optional.
-		for _, s := range p {
+		for _, s := range p.slots {
 			for _, alt := range s.alts {
 				fs.byFirst[alt[0]] = appendPattern(fs.byFirst[alt[0]], p)
 			}
@@ -254,7 +281,7 @@ func compileFraming(phrases []string, classes map[string]string) framingSet {
 // start with the same word through two slots).
 func appendPattern(list []framingPattern, p framingPattern) []framingPattern {
 	for _, q := range list {
-		if &q[0] == &p[0] {
+		if &q.slots[0] == &p.slots[0] {
 			return list
 		}
 	}
