@@ -225,13 +225,23 @@ func turnCorpus(inst lmeInstance) lmeCorpus {
 // results first, then the documents it did not return, in corpus order
 // (the official evaluation ranks the whole corpus).
 func rankCorpus(c lmeCorpus, question string, enc embed.Encoder, qvec []float32) ([]int, time.Duration, error) {
+	eng, err := indexCorpus(c, enc)
+	if err != nil {
+		return nil, 0, err
+	}
+	return rankWith(eng, len(c.texts), question, qvec)
+}
+
+// indexCorpus puts a corpus in a fresh in-memory engine, one document per
+// text, every one at the default importance.
+func indexCorpus(c lmeCorpus, enc embed.Encoder) (*search.Engine, error) {
 	dim := 0
 	var docs []embed.Document
 	if enc != nil {
 		dim = enc.Info().Dim
 		var err error
 		if docs, err = enc.EmbedDocuments(c.texts); err != nil {
-			return nil, 0, fmt.Errorf("embed corpus: %w", err)
+			return nil, fmt.Errorf("embed corpus: %w", err)
 		}
 	}
 	eng := search.New(dim)
@@ -242,22 +252,28 @@ func rankCorpus(c lmeCorpus, question string, enc embed.Encoder, qvec []float32)
 		}
 		meta := search.DocMeta{Namespace: "longmemeval", Seq: c.seqs[i], Importance: 0.5}
 		if err := eng.Add(uint32(i), text, windows, meta); err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 	}
+	return eng, nil
+}
+
+// rankWith searches an indexed corpus of n documents and returns the
+// ranking over all of them (see rankCorpus) and the query's latency.
+func rankWith(eng *search.Engine, n int, question string, qvec []float32) ([]int, time.Duration, error) {
 	start := time.Now()
-	res, err := eng.Search(search.Query{Text: question, Vector: qvec, TopK: len(c.texts)})
+	res, err := eng.Search(search.Query{Text: question, Vector: qvec, TopK: n})
 	took := time.Since(start)
 	if err != nil {
 		return nil, 0, err
 	}
-	ranking := make([]int, 0, len(c.texts))
-	seen := make([]bool, len(c.texts))
+	ranking := make([]int, 0, n)
+	seen := make([]bool, n)
 	for _, r := range res {
 		ranking = append(ranking, int(r.Doc))
 		seen[r.Doc] = true
 	}
-	for i := range c.texts {
+	for i := range n {
 		if !seen[i] {
 			ranking = append(ranking, i)
 		}

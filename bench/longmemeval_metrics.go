@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/compartment/compartment/embed"
+	"github.com/compartment/compartment/internal/search"
 )
 
 // LMEKs are the cut-offs of the official evaluation.
@@ -107,6 +108,8 @@ type LMEReport struct {
 	Answerable LMETypeReport `json:"answerable"`
 	// Reference is LongMemEval's own BM25 retriever on the same questions.
 	Reference LMEReference `json:"reference_bm25"`
+	// Cut is how the relevance cut (a search without top_k) behaves.
+	Cut LMECut `json:"relevance_cut"`
 	// AbstentionSkipped counts the _abs questions, skipped as officially.
 	AbstentionSkipped int `json:"abstention_skipped"`
 }
@@ -118,6 +121,78 @@ type LMEReference struct {
 	Session    LMEMetrics    `json:"session"`
 	Turn       LMEMetrics    `json:"turn"`
 	Answerable LMETypeReport `json:"answerable"`
+}
+
+// LMECut measures the relevance cut, the answer to a search without
+// top_k, at turn level (a user turn is the closest thing in LongMemEval
+// to one memory). The question asked of its own haystack should bring
+// back an evidence turn; the previous question, about someone else's
+// history, should bring back nothing.
+type LMECut struct {
+	// Questions with a gold turn, and the share of them whose cut held at
+	// least one gold turn.
+	Questions int     `json:"questions"`
+	Answered  float64 `json:"answered"`
+	// Returned is the mean number of turns the cut kept; Empty the share
+	// of questions for which it kept none.
+	Returned float64 `json:"returned_mean"`
+	Empty    float64 `json:"empty"`
+	// Unrelated: questions asked of the next question's haystack.
+	Unrelated         int     `json:"unrelated"`
+	UnrelatedEmpty    float64 `json:"unrelated_empty"`
+	UnrelatedReturned float64 `json:"unrelated_returned_mean"`
+}
+
+type cutSums struct {
+	questions, answered, returned, empty         int
+	unrelated, unrelatedEmpty, unrelatedReturned int
+}
+
+// add asks the turn engine the question (counted when it has a gold
+// turn) and the previous, unrelated one (when there is one).
+func (s *cutSums) add(eng *search.Engine, c lmeCorpus, question string, qvec []float32, other string, otherVec []float32) error {
+	if gold := c.gold(); len(gold) > 0 {
+		res, err := eng.Search(search.Query{Text: question, Vector: qvec})
+		if err != nil {
+			return err
+		}
+		s.questions++
+		s.returned += len(res)
+		if len(res) == 0 {
+			s.empty++
+		}
+		if slices.ContainsFunc(res, func(r search.Result) bool { return gold[c.ids[r.Doc]] }) {
+			s.answered++
+		}
+	}
+	if other == "" {
+		return nil
+	}
+	res, err := eng.Search(search.Query{Text: other, Vector: otherVec})
+	if err != nil {
+		return err
+	}
+	s.unrelated++
+	s.unrelatedReturned += len(res)
+	if len(res) == 0 {
+		s.unrelatedEmpty++
+	}
+	return nil
+}
+
+func (s cutSums) report() LMECut {
+	ratio := func(a, b int) float64 {
+		if b == 0 {
+			return 0
+		}
+		return round4(float64(a) / float64(b))
+	}
+	return LMECut{
+		Questions: s.questions, Answered: ratio(s.answered, s.questions),
+		Returned: ratio(s.returned, s.questions), Empty: ratio(s.empty, s.questions),
+		Unrelated: s.unrelated, UnrelatedEmpty: ratio(s.unrelatedEmpty, s.unrelated),
+		UnrelatedReturned: ratio(s.unrelatedReturned, s.unrelated),
+	}
 }
 
 // lmeSums accumulates per-question metrics for one population.
@@ -154,17 +229,22 @@ func (s *lmeSums) averages(v metricSums) LMEMetrics {
 
 // lmeAccumulator collects a run.
 type lmeAccumulator struct {
-	enc       embed.Encoder
-	n         int
-	skipped   int
-	noGold    int
-	all       lmeProgress
-	sums      lmeSums
-	gold      lmeSums // questions with a gold document
-	ref       lmeSums // the reference retriever, all questions
-	refGold   lmeSums // the reference retriever, questions with gold
-	byType    map[string]*lmeSums
-	latencies []time.Duration
+	enc     embed.Encoder
+	n       int
+	skipped int
+	noGold  int
+	all     lmeProgress
+	sums    lmeSums
+	gold    lmeSums // questions with a gold document
+	ref     lmeSums // the reference retriever, all questions
+	cut     cutSums
+	// prevQuestion is the previous question asked, with its vector: an
+	// unrelated question for this one's haystack.
+	prevQuestion string
+	prevVec      []float32
+	refGold      lmeSums // the reference retriever, questions with gold
+	byType       map[string]*lmeSums
+	latencies    []time.Duration
 }
 
 // lmeProgress is the running mean shown in progress lines.
@@ -204,10 +284,18 @@ func (a *lmeAccumulator) evaluate(inst lmeInstance) error {
 	if err != nil {
 		return fmt.Errorf("session level: %w", err)
 	}
-	tRank, tTook, err := rankCorpus(tc, inst.Question, a.enc, qvec)
+	tEng, err := indexCorpus(tc, a.enc)
 	if err != nil {
 		return fmt.Errorf("turn level: %w", err)
 	}
+	tRank, tTook, err := rankWith(tEng, len(tc.texts), inst.Question, qvec)
+	if err != nil {
+		return fmt.Errorf("turn level: %w", err)
+	}
+	if err := a.cut.add(tEng, tc, inst.Question, qvec, a.prevQuestion, a.prevVec); err != nil {
+		return fmt.Errorf("relevance cut: %w", err)
+	}
+	a.prevQuestion, a.prevVec = inst.Question, qvec
 	a.latencies = append(a.latencies, sTook+embedTook, tTook+embedTook)
 	sGold, tGold := sc.gold(), tc.gold()
 	if len(sGold) == 0 {
@@ -255,6 +343,7 @@ func (a *lmeAccumulator) report() LMEReport {
 		NoGold:            a.noGold,
 		AbstentionSkipped: a.skipped,
 		LatencyMS:         latencyMS(a.latencies),
+		Cut:               a.cut.report(),
 		Answerable: LMETypeReport{Questions: a.gold.n,
 			Session: a.gold.averages(a.gold.session), Turn: a.gold.averages(a.gold.turn)},
 		Reference: LMEReference{
@@ -440,6 +529,10 @@ func (r LMEReport) WriteText(w io.Writer) error {
 		fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.3f\t%.3f\t\n", t, tr.Questions,
 			tr.Session.V[recallAny][ki5], tr.Session.V[recallAny][ki10], tr.Turn.V[recallAny][ki10])
 	}
+	c := r.Cut
+	fmt.Fprintf(tw, "\nrelevance cut\t(no top_k, turn level)\t\n")
+	fmt.Fprintf(tw, "own question\t%d asked\tgold kept %.3f\tempty %.3f\tkept %.1f on average\t\n", c.Questions, c.Answered, c.Empty, c.Returned)
+	fmt.Fprintf(tw, "unrelated question\t%d asked\t\tempty %.3f\tkept %.1f on average\t\n", c.Unrelated, c.UnrelatedEmpty, c.UnrelatedReturned)
 	fmt.Fprintf(tw, "\nquery latency\tp50 %.3f ms\tp95 %.3f ms\t(%d queries)\t\n", r.LatencyMS.P50, r.LatencyMS.P95, r.LatencyMS.Queries)
 	return tw.Flush()
 }

@@ -226,6 +226,15 @@ func TestLongMemEvalLiteralAndHybrid(t *testing.T) {
 	if lit.Answerable.Questions != 2 {
 		t.Errorf("answerable questions %d, want 2", lit.Answerable.Questions)
 	}
+	// The relevance cut: the Volvo question keeps its turn, the siblings
+	// question (no shared word) keeps nothing; every question but the
+	// first is also asked of the next haystack.
+	if c := lit.Cut; c.Questions != 2 || c.Answered != 0.5 || c.Empty != 0.5 || c.Unrelated != 2 {
+		t.Errorf("literal relevance cut: %+v, want 2 questions, answered 0.5, empty 0.5, 2 unrelated", c)
+	}
+	if got := metric(t, lit.Reference.Session, "recall_any@1"); got != 1.0/3 {
+		t.Errorf("flat-bm25 session recall_any@1 %v, want 1/3 (the Volvo question only)", got)
+	}
 
 	hyb, err := RunLongMemEval(LMEOptions{Path: path, Encoder: conceptEncoder{}}, nil)
 	if err != nil {
