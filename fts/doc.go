@@ -17,14 +17,16 @@
 //
 // Every distinct query term t gets its information over the N live records,
 // I(t) = ln(N/(1+df(t))) (rank.TermInfo). Records holding every term (AND)
-// are the answer; only when there are none, records holding any
-// informative term (df ≤ 10% of N, at least 1: measured from the index, not
-// a stop-word list) are (OR). Every hit, however many, gets
+// come first; records holding any informative term (df ≤ 10% of N, at
+// least 1: measured from the index, not a stop-word list) follow them, and
+// are the whole answer when no record holds every term (OR). Every hit,
+// however many, gets
 // p_lex = Σ I(t) of query terms present / Σ I(t) of all query terms, capped
 // at 0.999 (rank.PLex), exactly as DESIGN.md writes it: a record holding
 // every word of a query of only common words holds all of its (little)
-// information, and matches it. Hits are ordered by BM25 (then p_lex): that order
-// is the channel's rank, which only feeds the rank-agreement residue.
+// information, and matches it. Hits are ordered AND hits first, then by
+// BM25 (then p_lex): that order is the channel's rank, which only feeds
+// the rank-agreement residue.
 //
 // # Fragments, misspellings and variants
 //

@@ -59,7 +59,7 @@ func TestVariantsInTheIndex(t *testing.T) {
 		want  []uint32
 		via   string
 	}{
-		{"airport doctor", []uint32{1}, "doctors"},
+		{"airport doctor", []uint32{1, 4}, "doctors"}, // 4 holds doctor only: an OR hit after the AND hit
 		{"winter shops", []uint32{3}, "shopping"},
 		{"events", nil, ""},
 	} {

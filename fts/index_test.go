@@ -42,11 +42,14 @@ func TestAndBeforeOr(t *testing.T) {
 	})
 	filler(x, 100, 30)
 	r := x.Search("deploy key")
-	if r.Mode != ModeAND || !slices.Equal(docs(x, r), []uint32{1}) {
-		t.Fatalf("AND: mode %v docs %v, want and [1]", r.Mode, docs(x, r))
+	if got := docs(x, r); r.Mode != ModeAND || len(got) != 3 || got[0] != 1 {
+		t.Fatalf("AND: mode %v docs %v, want and, [1] first then the OR hits 2 and 3", r.Mode, got)
 	}
-	if h := r.Top(1)[0]; h.PLex != rank.LiteralCap {
-		t.Errorf("an AND hit holding every term has p_lex %v, want the cap", h.PLex)
+	if h := r.Top(1)[0]; h.PLex != rank.LiteralCap || !h.All {
+		t.Errorf("an AND hit holding every term has p_lex %v (All %v), want the cap", h.PLex, h.All)
+	}
+	if _, rk, _ := r.Find(1); rk != 1 {
+		t.Errorf("the AND hit's literal rank is %d, want 1", rk)
 	}
 	r = x.Search("deploy shed")
 	if r.Mode != ModeOR {
@@ -371,30 +374,33 @@ func TestPropertySearchMatchesModel(t *testing.T) {
 		for _, w := range q {
 			total += rank.TermInfo(n, df[w])
 		}
-		want := map[uint32]float64{}
-		for _, mode := range []string{"and", "or"} {
-			for d, ws := range texts {
-				matched, all, anyInformative := 0.0, true, false
-				for _, w := range q {
-					if slices.Contains(ws, w) {
-						matched += rank.TermInfo(n, df[w])
-						anyInformative = anyInformative || df[w] <= rank.InformativeDF(n)
-					} else {
-						all = false
-					}
-				}
-				if (mode == "and" && all) || (mode == "or" && anyInformative) {
-					want[d] = rank.PLex(matched, total)
+		want, wantAll := map[uint32]float64{}, map[uint32]bool{}
+		for d, ws := range texts {
+			matched, all, anyInformative := 0.0, true, false
+			for _, w := range q {
+				if slices.Contains(ws, w) {
+					matched += rank.TermInfo(n, df[w])
+					anyInformative = anyInformative || df[w] <= rank.InformativeDF(n)
+				} else {
+					all = false
 				}
 			}
-			if len(want) > 0 {
-				break
+			if all || anyInformative {
+				want[d], wantAll[d] = rank.PLex(matched, total), all
 			}
 		}
 		r := x.Search(strings.Join(q, " "))
 		got := map[uint32]float64{}
+		seenOR := false
 		for _, h := range r.Top(r.Len()) {
 			got[h.Doc] = h.PLex
+			if h.All != wantAll[h.Doc] {
+				t.Fatalf("query %v doc %d: All %v, want %v", q, h.Doc, h.All, wantAll[h.Doc])
+			}
+			if h.All && seenOR {
+				t.Fatalf("query %v: AND hit %d after an OR hit", q, h.Doc)
+			}
+			seenOR = seenOR || !h.All
 		}
 		if len(got) != len(want) {
 			t.Fatalf("query %v: hits %v, want %v", q, got, want)

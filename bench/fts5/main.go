@@ -7,8 +7,9 @@
 // 1,000 queries: every question in the file, then 3-to-8-word spans of
 // random records. It writes, per size, corpus_<n>.jsonl and
 // queries_<n>.jsonl (each query with the FTS5 MATCH expressions that
-// mirror what our channel does: AND of the query's words, and the OR
-// fallback over the words our index of that size finds informative), then
+// mirror what our channel does: AND of the query's words, then OR over
+// the words our index of that size finds informative; the words our
+// channel drops as framing are left out of both), then
 // times our literal channel on every query and writes ours_<n>.json.
 package main
 
@@ -232,8 +233,9 @@ func pct(ms []float64, p float64) float64 {
 }
 
 // ftsExprs are the FTS5 MATCH expressions mirroring our channel for one
-// query: every word (AND), and the OR fallback over the words our index
-// finds informative. Empty OR means no fallback.
+// query: every word (AND), then OR over the words our index finds
+// informative (empty: none). The phrases our channel drops as framing
+// ("two weeks ago") are dropped here too.
 type ftsExprs struct {
 	And string `json:"and"`
 	Or  string `json:"or"`
@@ -241,6 +243,9 @@ type ftsExprs struct {
 
 func expressions(x *fts.Index, q string) ftsExprs {
 	r := x.Search(q)
+	for _, f := range r.Framing {
+		q = strings.Replace(q, f, " ", 1)
+	}
 	informative := map[string]bool{}
 	for _, t := range r.Terms {
 		informative[t.Text] = t.Informative && t.DF > 0

@@ -74,7 +74,7 @@ func printExplain(app *App, e *vault.Explanation) {
 		}
 		without = " (without " + strings.Join(quoted, ", ") + ")"
 	}
-	fmt.Fprintf(app.Stdout, "       literal:  %s query%s, matched %s -> p_lex %.3f, rank %d\n", e.Mode, without, orNone(strings.Join(terms, ", ")), e.PLex, e.RankLex)
+	fmt.Fprintf(app.Stdout, "       literal:  %s match%s, terms %s -> p_lex %.3f, rank %d\n", e.Mode, without, orNone(strings.Join(terms, ", ")), e.PLex, e.RankLex)
 	fmt.Fprintf(app.Stdout, "       evidence %.3f (unaged %.3f, vault share %.2f) x priors (importance %+.3f, opinion %+.3f)\n",
 		e.Evidence, e.Unaged, e.Share, e.ImportancePrior, e.OpinionPrior)
 }

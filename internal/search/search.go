@@ -56,7 +56,9 @@ type Explanation struct {
 	Terms   []fts.TermMatch `json:"terms"`
 	PLex    float64         `json:"p_lex"`
 	RankLex int             `json:"rank_lex"` // 1-based; 0 = not found literally
-	Mode    string          `json:"mode"`     // literal query: and, or, none
+	// Mode is how the record matched literally: "and" (every query
+	// term), "or" (some informative term), "none".
+	Mode string `json:"mode"`
 	// Framing are the query's phrases the literal channel left out
 	// ("two weeks ago", "I mentioned that").
 	Framing []string `json:"framing,omitempty"`
@@ -272,12 +274,16 @@ func (r *run) results(kept []*candidate, picked []int) []Result {
 func (r *run) explain(c *candidate) *Explanation {
 	x := &Explanation{
 		Cosine: c.cos, Window: c.window, PVec: c.sig.PVec, RankVec: c.sig.RankVec,
-		PLex: c.sig.PLex, RankLex: c.sig.RankLex, Mode: r.lex.Mode.String(), Framing: r.lex.Framing,
+		PLex: c.sig.PLex, RankLex: c.sig.RankLex, Mode: fts.ModeNone.String(), Framing: r.lex.Framing,
 		Share: c.sig.Share, Evidence: c.evidence,
 		ImportancePrior: c.imp, OpinionPrior: c.op,
 	}
 	if c.rankLex > 0 {
 		x.Terms = r.lex.Explain(c.lex)
+		x.Mode = fts.ModeOR.String()
+		if c.lex.All {
+			x.Mode = fts.ModeAND.String()
+		}
 	}
 	return x
 }

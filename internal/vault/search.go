@@ -141,7 +141,10 @@ func (v *Vault) searchFilter(req SearchRequest) func(*Record) bool {
 			readable = v.canRead(r.Namespace)
 			access[r.Namespace] = readable
 		}
-		created := r.Created.In(time.Local).Format(DateLayout)
+		created := ""
+		if req.Since != "" || req.Until != "" {
+			created = r.Created.In(time.Local).Format(DateLayout)
+		}
 		switch {
 		case !readable,
 			req.Namespace != "" && r.Namespace != req.Namespace,
