@@ -211,10 +211,15 @@ func Final(evidence, importancePrior, opinionPrior float64) float64 {
 //	floor = w·−ln(1 − 0.55) + w_rrf·k/(k + 1)
 //
 // With the semantic channel w = w_vec, giving 0.694: the original's 0.7,
-// a cosine ≥ 0.58 alone, or a literal match on ≥ 91% of the query's
-// information alone. Without it (no query vector) w = w_lex, giving
-// 0.295: the literal channel alone must account for 55% of the query's
-// information.
+// a cosine ≥ 0.58 alone. With w = w_lex it is 0.295: the literal channel
+// alone accounting for 55% of the query's information. Either channel
+// alone can establish relevance, so [Cut] lets a record through when its
+// unaged score reaches Floor(true) (a semantic query; Floor(false) for a
+// literal-only one) or when its literal evidence alone reaches
+// Floor(false). Reading only Floor(true) for a semantic query would ask a
+// literal match for 91% of the query's information, and "how is the AWS
+// bill handled" would not find "Our AWS bill is reviewed every first
+// Monday" unless the model knew what AWS is.
 func Floor(semantic bool) float64 {
 	w := WLex
 	if semantic {
@@ -227,14 +232,34 @@ func Floor(semantic bool) float64 {
 type Scored struct {
 	Final  float64 // what orders the results
 	Unaged float64 // what decides which come back
+	// Literal is the literal channel's evidence alone, LexTerm(p_lex)
+	// plus its rank's residue ([LiteralAlone]), read against the literal
+	// floor.
+	Literal float64
+}
+
+// LiteralAlone is the evidence a record's literal match carries by itself:
+// the score it would have with no semantic channel.
+func LiteralAlone(s Signals) float64 {
+	if !(s.PLex > 0) {
+		return 0
+	}
+	return LexTerm(s.PLex) + Residue(0, s.RankLex)
+}
+
+// Passes reports whether a candidate clears the relevance cut whose best
+// unaged score is best: unaged ≥ 0.5·best, and either unaged ≥ floor or
+// its literal evidence alone ≥ Floor(false).
+func Passes(s Scored, floor, best float64) bool {
+	return s.Unaged >= RelativeCut*best && (s.Unaged >= floor || s.Literal >= Floor(false))
 }
 
 // Cut returns the indexes of the results to return, best first by final
 // score (ties: unaged score, then index). Candidates with no evidence are
 // never returned. With topK > 0 it returns exactly the topK best (fewer
-// only when fewer have evidence); with topK = 0 it keeps
+// only when fewer have evidence); with topK = 0 it keeps, at most 100,
 //
-//	unaged ≥ max(floor, 0.5·best unaged),  at most 100.
+//	unaged ≥ 0.5·best unaged  and  (unaged ≥ floor  or  literal ≥ Floor(false))
 func Cut(c []Scored, topK int, floor float64) []int {
 	idx := make([]int, 0, len(c))
 	best := 0.0
@@ -246,8 +271,7 @@ func Cut(c []Scored, topK int, floor float64) []int {
 	}
 	limit := topK
 	if topK <= 0 {
-		threshold := max(floor, RelativeCut*best)
-		idx = slices.DeleteFunc(idx, func(i int) bool { return c[i].Unaged < threshold })
+		idx = slices.DeleteFunc(idx, func(i int) bool { return !Passes(c[i], floor, best) })
 		limit = MaxResults
 	}
 	slices.SortFunc(idx, func(a, b int) int { return compareScored(c, a, b) })

@@ -167,6 +167,15 @@ func TestPriors(t *testing.T) {
 	}
 }
 
+func TestLiteralAlone(t *testing.T) {
+	if got := LiteralAlone(Signals{PVec: 0.8, RankVec: 1, PLex: FloorProbability, RankLex: 1}); !near(got, Floor(false)) {
+		t.Errorf("LiteralAlone at p_lex 0.55, rank 1 = %v, want the literal floor %v", got, Floor(false))
+	}
+	if got := LiteralAlone(Signals{PVec: 0.8, RankVec: 1}); got != 0 {
+		t.Errorf("no literal match: LiteralAlone = %v, want 0", got)
+	}
+}
+
 func TestFloor(t *testing.T) {
 	// The semantic floor reproduces the original's 0.7 to within 0.01.
 	if got := Floor(true); math.Abs(got-0.694) > 0.001 {
@@ -208,6 +217,20 @@ func TestCut(t *testing.T) {
 		if got := Cut(c, tc.topK, tc.floor); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: Cut = %v, want %v", tc.name, got, tc.want)
 		}
+	}
+	// A semantic query's floor (0.694) or the literal floor (0.295) on
+	// the literal evidence alone; the relative cut binds both.
+	lit := []Scored{
+		{Final: 0.50, Unaged: 0.50, Literal: 0.30}, // 0: literal alone clears 0.295
+		{Final: 0.60, Unaged: 0.60, Literal: 0.20}, // 1: neither
+		{Final: 0.40, Unaged: 0.40, Literal: 0},    // 2: semantic only, below 0.694
+	}
+	if got := Cut(lit, 0, Floor(true)); !slices.Equal(got, []int{0}) {
+		t.Errorf("literal floor: Cut = %v, want [0]", got)
+	}
+	lit = append(lit, Scored{Final: 1.2, Unaged: 1.2})
+	if got := Cut(lit, 0, Floor(true)); !slices.Equal(got, []int{3}) {
+		t.Errorf("relative cut over the literal floor: Cut = %v, want [3]", got)
 	}
 	many := make([]Scored, 250)
 	for i := range many {

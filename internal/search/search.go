@@ -221,7 +221,8 @@ func (r *run) score(c *candidate) {
 	c.imp = rank.ImportancePrior(st.meta.Importance)
 	days := r.q.Now.Sub(st.meta.Affirmed).Hours() / 24
 	c.op = rank.OpinionPrior(st.meta.Opinion, days)
-	c.scored = rank.Scored{Final: rank.Final(c.evidence, c.imp, c.op), Unaged: rank.Unaged(c.sig)}
+	c.scored = rank.Scored{Final: rank.Final(c.evidence, c.imp, c.op), Unaged: rank.Unaged(c.sig),
+		Literal: rank.LiteralAlone(c.sig)}
 }
 
 // widen decides whether a larger pool could change the answer. With
@@ -245,7 +246,6 @@ func (r *run) widen(kept []*candidate, picked []int) bool {
 	for _, c := range kept {
 		best = max(best, c.scored.Unaged)
 	}
-	threshold := max(r.floor, rank.RelativeCut*best)
 	var bound rank.Signals
 	if r.vecFull {
 		bound.PVec, bound.RankVec = rank.PVec(r.lastCos), r.vecRanked+1
@@ -255,7 +255,7 @@ func (r *run) widen(kept []*candidate, picked []int) bool {
 		// can be anything.
 		bound.PLex, bound.RankLex = r.lastPLex, 1
 	}
-	return rank.Unaged(bound) >= threshold
+	return rank.Passes(rank.Scored{Unaged: rank.Unaged(bound), Literal: rank.LiteralAlone(bound)}, r.floor, best)
 }
 
 func (r *run) results(kept []*candidate, picked []int) []Result {

@@ -486,3 +486,21 @@ func TestNearest(t *testing.T) {
 		t.Fatalf("literal-only engine: %v", got)
 	}
 }
+
+// Either channel alone can establish relevance: in a semantic query, a
+// record whose literal match alone reaches the literal floor comes back
+// even when its cosine adds nothing, while a weaker literal match does
+// not.
+func TestLiteralFloorInASemanticQuery(t *testing.T) {
+	e := New(dim)
+	fill(t, e, 100, 40)
+	mustAdd(t, e, 1, "the zeppelin hangar opens at dawn", [][]float32{axis(1, 0)}, DocMeta{Seq: 1})
+	mustAdd(t, e, 2, "zeppelin museum tickets", [][]float32{axis(2, 0)}, DocMeta{Seq: 2})
+	res := mustSearch(t, e, Query{Text: "zeppelin hangar blueprint", Vector: axis(0, 0), Explain: true})
+	if !slices.Equal(docsOf(res), []uint32{1}) {
+		t.Fatalf("got %v, want only doc 1", docsOf(res))
+	}
+	if r := res[0]; r.Unaged >= rank.Floor(true) || r.Explain.PVec != 0 {
+		t.Errorf("doc 1 passed on the combined floor (unaged %v, p_vec %v): the test no longer tests the literal floor", r.Unaged, r.Explain.PVec)
+	}
+}
