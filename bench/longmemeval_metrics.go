@@ -157,10 +157,7 @@ func (s *cutSums) add(eng *search.Engine, c lmeCorpus, question string, qvec []f
 			return err
 		}
 		s.questions++
-		s.returned += len(res)
-		if len(res) == 0 {
-			s.empty++
-		}
+		count(res, &s.returned, &s.empty)
 		if slices.ContainsFunc(res, func(r search.Result) bool { return gold[c.ids[r.Doc]] }) {
 			s.answered++
 		}
@@ -173,11 +170,17 @@ func (s *cutSums) add(eng *search.Engine, c lmeCorpus, question string, qvec []f
 		return err
 	}
 	s.unrelated++
-	s.unrelatedReturned += len(res)
-	if len(res) == 0 {
-		s.unrelatedEmpty++
-	}
+	count(res, &s.unrelatedReturned, &s.unrelatedEmpty)
 	return nil
+}
+
+// count adds a cut's results to returned, and one to empty when there
+// were none.
+func count(res []search.Result, returned, empty *int) {
+	*returned += len(res)
+	if len(res) == 0 {
+		*empty++
+	}
 }
 
 func (s cutSums) report() LMECut {
