@@ -37,11 +37,13 @@
 // it earn 1 − 2·edits/len of it. Other forms of a word of four or more
 // runes, told apart by a few English inflectional endings rather than by
 // a stemmer (doctor/doctors, attend/attended, shop/shopping, but not
-// even/event or week/weekend), stand in for each other at 0.75. Such a
-// term's document frequency, and so its I(t), is that of the union of its
-// stand-ins; a record earns weight·I(t), the weight of the best stand-in
-// it holds. An informative term in the vocabulary keeps
-// its own df and I(t), and its variants earn 0.75 of that.
+// even/event or week/weekend), stand in for each other at 0.75, as do the
+// forms of a listed irregular verb or noun (buy/bought, go/went,
+// child/children). Such a term's document frequency, and so its I(t), is
+// that of the union of its stand-ins; a record earns weight·I(t), the
+// weight of the best stand-in it holds. An informative term in the
+// vocabulary keeps its own df and I(t), and its variants earn 0.75 of
+// that.
 //
 // # Bounds
 //

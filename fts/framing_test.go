@@ -172,3 +172,45 @@ func FuzzWithoutFraming(f *testing.F) {
 		}
 	})
 }
+
+// An irregular form stands in for the others of its word, as a variant:
+// "buy" finds "bought". The auxiliaries are not listed, so "did" does
+// not find "done".
+func TestIrregularForms(t *testing.T) {
+	x := newIndex(map[uint32]string{
+		1: "bought a stand mixer for the kitchen",
+		2: "Max chose HubSpot for the sales team",
+		3: "the migration is done",
+	})
+	filler(x, 100, 40)
+	for _, tc := range []struct {
+		query string
+		want  []uint32
+		via   string
+	}{
+		{"mixer buy", []uint32{1}, "bought"},
+		{"hubspot choose", []uint32{2}, "chose"},
+		{"did", nil, ""},
+	} {
+		r := x.Search(tc.query)
+		got := docs(x, r)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("Search(%q) found %v, want %v", tc.query, got, tc.want)
+			continue
+		}
+		if len(got) == 0 {
+			continue
+		}
+		if h := r.Top(1)[0]; !h.All {
+			t.Errorf("Search(%q): not an AND hit", tc.query)
+		}
+		if m := r.Explain(r.Top(1)[0]); len(m) != 2 || m[1].Via != tc.via || m[1].Weight != VariantWeight {
+			t.Errorf("Search(%q) explains %+v, want its second term via %q", tc.query, m, tc.via)
+		}
+	}
+	for word, others := range irregularForms {
+		if slices.Contains(others, word) || len(others) == 0 {
+			t.Errorf("irregular form %q: others %v", word, others)
+		}
+	}
+}

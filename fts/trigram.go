@@ -326,15 +326,17 @@ var inflectionEndings = map[string]bool{
 const maxInflection = 4
 
 // variants returns the vocabulary terms other than q that are forms of
-// q's word (see [inflected]). Candidates share q's first MinVariantPrefix
-// runes, so the prefix index lists them all.
+// q's word: its irregular forms (see [irregularForms]) and, for a word of
+// MinVariantPrefix runes or more, its inflections (see [inflected]), whose
+// candidates share q's first MinVariantPrefix runes, so the prefix index
+// lists them all.
 func (x *Index) variants(q string) []Expansion {
+	out := x.irregularVariants(q)
 	key, ok := variantKey(q)
 	if !ok {
-		return nil
+		return out
 	}
 	qn := utf8.RuneCountInString(q)
-	var out []Expansion
 	for _, id := range x.prefixes[key] {
 		t := &x.terms[id]
 		if t.text == q || abs(t.runes-qn) > maxInflection {
