@@ -54,15 +54,24 @@ func TestVariantsInTheIndex(t *testing.T) {
 		3: "shopping for a winter coat",
 	})
 	filler(x, 100, 40)
-	for _, tc := range []struct {
-		query string
-		want  []uint32
-		via   string
-	}{
+	checkStandIns(t, x, []standInCase{
 		{"airport doctor", []uint32{1, 4}, "doctors"}, // 4 holds doctor only: an OR hit after the AND hit
 		{"winter shops", []uint32{3}, "shopping"},
 		{"events", nil, ""},
-	} {
+	})
+}
+
+// standInCase is a two-term query whose second term should match the
+// first record found through the stand-in via, at VariantWeight.
+type standInCase struct {
+	query string
+	want  []uint32
+	via   string
+}
+
+func checkStandIns(t *testing.T, x *Index, cases []standInCase) {
+	t.Helper()
+	for _, tc := range cases {
 		r := x.Search(tc.query)
 		got := docs(x, r)
 		if !slices.Equal(got, tc.want) {
@@ -72,8 +81,11 @@ func TestVariantsInTheIndex(t *testing.T) {
 		if len(got) == 0 {
 			continue
 		}
-		m := r.Explain(r.Top(1)[0])
-		if len(m) != 2 || m[1].Via != tc.via || m[1].Weight != VariantWeight {
+		h := r.Top(1)[0]
+		if !h.All {
+			t.Errorf("Search(%q): the first hit is not an AND hit", tc.query)
+		}
+		if m := r.Explain(h); len(m) != 2 || m[1].Via != tc.via || m[1].Weight != VariantWeight {
 			t.Errorf("Search(%q) explains %+v, want its second term via %q at %v", tc.query, m, tc.via, VariantWeight)
 		}
 	}
@@ -183,31 +195,11 @@ func TestIrregularForms(t *testing.T) {
 		3: "the migration is done",
 	})
 	filler(x, 100, 40)
-	for _, tc := range []struct {
-		query string
-		want  []uint32
-		via   string
-	}{
+	checkStandIns(t, x, []standInCase{
 		{"mixer buy", []uint32{1}, "bought"},
 		{"hubspot choose", []uint32{2}, "chose"},
 		{"did", nil, ""},
-	} {
-		r := x.Search(tc.query)
-		got := docs(x, r)
-		if !slices.Equal(got, tc.want) {
-			t.Errorf("Search(%q) found %v, want %v", tc.query, got, tc.want)
-			continue
-		}
-		if len(got) == 0 {
-			continue
-		}
-		if h := r.Top(1)[0]; !h.All {
-			t.Errorf("Search(%q): not an AND hit", tc.query)
-		}
-		if m := r.Explain(r.Top(1)[0]); len(m) != 2 || m[1].Via != tc.via || m[1].Weight != VariantWeight {
-			t.Errorf("Search(%q) explains %+v, want its second term via %q", tc.query, m, tc.via)
-		}
-	}
+	})
 	for word, others := range irregularForms {
 		if slices.Contains(others, word) || len(others) == 0 {
 			t.Errorf("irregular form %q: others %v", word, others)
