@@ -35,17 +35,18 @@ type LMEOptions struct {
 	Encoder embed.Encoder
 }
 
-// lmeInstance is one LongMemEval question with its haystack, as in the
-// official files.
-type lmeInstance struct {
+// LMEInstance is one LongMemEval question with its haystack, as in the
+// official files (the fields this package and its tools read).
+type LMEInstance struct {
 	QuestionID   string      `json:"question_id"`
 	QuestionType string      `json:"question_type"`
 	Question     string      `json:"question"`
 	SessionIDs   []string    `json:"haystack_session_ids"`
-	Sessions     [][]lmeTurn `json:"haystack_sessions"`
+	Sessions     [][]LMETurn `json:"haystack_sessions"`
 }
 
-type lmeTurn struct {
+// LMETurn is one turn of a haystack session.
+type LMETurn struct {
 	Role      string `json:"role"`
 	Content   string `json:"content"`
 	HasAnswer bool   `json:"has_answer"`
@@ -66,7 +67,7 @@ func RunLongMemEval(opts LMEOptions, progress io.Writer) (LMEReport, error) {
 		progress = io.Discard
 	}
 	acc := newLMEAccumulator(opts.Encoder)
-	err = readLME(path, func(inst lmeInstance) (bool, error) {
+	err = ReadLongMemEval(path, func(inst LMEInstance) (bool, error) {
 		if strings.Contains(inst.QuestionID, "_abs") {
 			acc.skipped++
 			return true, nil
@@ -114,10 +115,11 @@ func resolveLMEPath(opts LMEOptions) (string, error) {
 	return "", fmt.Errorf("bench: longmemeval variant %q not found in %s (run `compartment setup download-longmemeval`)", opts.Path, dir)
 }
 
-// readLME streams the instances of a LongMemEval file (a JSON array,
-// gzip-compressed or not) to fn, one at a time, so the 2.7 GB _m variant
-// never sits in memory whole. fn returns false to stop.
-func readLME(path string, fn func(lmeInstance) (bool, error)) error {
+// ReadLongMemEval streams the instances of a LongMemEval file (a JSON
+// array, gzip-compressed or not) to fn, one at a time, so the 2.7 GB _m
+// variant never sits in memory whole. fn returns false to stop. The
+// harness and the bench tools (fts5, lmeval) all read the files with it.
+func ReadLongMemEval(path string, fn func(LMEInstance) (bool, error)) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("bench: longmemeval: %w", err)
@@ -138,7 +140,7 @@ func readLME(path string, fn func(lmeInstance) (bool, error)) error {
 		return fmt.Errorf("bench: longmemeval %s: not a JSON array of questions", path)
 	}
 	for dec.More() {
-		var inst lmeInstance
+		var inst LMEInstance
 		if err := dec.Decode(&inst); err != nil {
 			return fmt.Errorf("bench: longmemeval %s: %w", path, err)
 		}
@@ -176,7 +178,7 @@ func (c lmeCorpus) gold() map[string]bool {
 
 // sessionCorpus: one document per session, its user turns joined by a
 // space, as the official session granularity does.
-func sessionCorpus(inst lmeInstance) lmeCorpus {
+func sessionCorpus(inst LMEInstance) lmeCorpus {
 	var c lmeCorpus
 	for i, sess := range inst.Sessions {
 		var user []string
@@ -200,7 +202,7 @@ func sessionCorpus(inst lmeInstance) lmeCorpus {
 
 // turnCorpus: one document per user turn, id "<session>_<turn index+1>"
 // counting every turn, as the official turn granularity does.
-func turnCorpus(inst lmeInstance) lmeCorpus {
+func turnCorpus(inst LMEInstance) lmeCorpus {
 	var c lmeCorpus
 	for i, sess := range inst.Sessions {
 		sid := inst.SessionIDs[i]

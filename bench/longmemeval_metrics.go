@@ -271,7 +271,7 @@ func newLMEAccumulator(enc embed.Encoder) *lmeAccumulator {
 }
 
 // evaluate runs one question at both granularities and records it.
-func (a *lmeAccumulator) evaluate(inst lmeInstance) error {
+func (a *lmeAccumulator) evaluate(inst LMEInstance) error {
 	var qvec []float32
 	var embedTook time.Duration
 	if a.enc != nil {

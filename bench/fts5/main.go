@@ -15,11 +15,9 @@ package main
 
 import (
 	"bufio"
-	"compress/gzip"
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -28,6 +26,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/compartment/compartment/bench"
 	"github.com/compartment/compartment/fts"
 	"github.com/compartment/compartment/internal/search"
 	"github.com/compartment/compartment/rank"
@@ -87,24 +86,6 @@ func run(data, out, sizeList string, nq, passes int) error {
 // load reads the distinct user turns, then the distinct assistant-turn
 // paragraphs, each shuffled with a fixed seed, and the questions.
 func load(path string) ([]string, []string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer f.Close()
-	br := bufio.NewReaderSize(f, 1<<20)
-	var r io.Reader = br
-	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, nil, err
-		}
-		r = zr
-	}
-	dec := json.NewDecoder(r)
-	if _, err := dec.Token(); err != nil {
-		return nil, nil, err
-	}
 	seen := map[string]bool{}
 	var user, assistant, questions []string
 	add := func(list *[]string, s string) {
@@ -117,17 +98,7 @@ func load(path string) ([]string, []string, error) {
 			*list = append(*list, s)
 		}
 	}
-	for dec.More() {
-		var inst struct {
-			Question string `json:"question"`
-			Sessions [][]struct {
-				Role    string `json:"role"`
-				Content string `json:"content"`
-			} `json:"haystack_sessions"`
-		}
-		if err := dec.Decode(&inst); err != nil {
-			return nil, nil, err
-		}
+	err := bench.ReadLongMemEval(path, func(inst bench.LMEInstance) (bool, error) {
 		questions = append(questions, inst.Question)
 		for _, s := range inst.Sessions {
 			for _, t := range s {
@@ -140,6 +111,10 @@ func load(path string) ([]string, []string, error) {
 				}
 			}
 		}
+		return true, nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	rng.Shuffle(len(user), func(i, j int) { user[i], user[j] = user[j], user[i] })

@@ -9,9 +9,7 @@
 package main
 
 import (
-	"compress/gzip"
 	"crypto/sha256"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"log"
@@ -23,21 +21,6 @@ import (
 	"github.com/compartment/compartment/bench"
 	"github.com/compartment/compartment/embed"
 )
-
-type turn struct {
-	Role      string `json:"role"`
-	Content   string `json:"content"`
-	HasAnswer bool   `json:"has_answer"`
-}
-
-type instance struct {
-	ID          string   `json:"question_id"`
-	Question    string   `json:"question"`
-	AnswerIDs   []string `json:"answer_session_ids"`
-	SessionIDs  []string `json:"haystack_session_ids"`
-	Sessions    [][]turn `json:"haystack_sessions"`
-	QuestionTyp string   `json:"question_type"`
-}
 
 func main() {
 	data := flag.String("data", "../shared/data/longmemeval_s_dev.json.gz", "LongMemEval json.gz")
@@ -78,18 +61,13 @@ func runHarness(path string, enc embed.Encoder) {
 	}
 }
 
-func load(path string) ([]instance, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	z, err := gzip.NewReader(f)
-	if err != nil {
-		return nil, err
-	}
-	var out []instance
-	return out, json.NewDecoder(z).Decode(&out)
+// load reads every question of a LongMemEval file.
+func load(path string) ([]bench.LMEInstance, error) {
+	var out []bench.LMEInstance
+	return out, bench.ReadLongMemEval(path, func(in bench.LMEInstance) (bool, error) {
+		out = append(out, in)
+		return true, nil
+	})
 }
 
 var ks = []int{1, 3, 5, 10}
@@ -133,13 +111,13 @@ func (t *tally) String() string {
 	return s.String()
 }
 
-func run(insts []instance, enc embed.Encoder) {
+func run(insts []bench.LMEInstance, enc embed.Encoder) {
 	vec, lex, hyb := newTally(), newTally(), newTally()
 	slex, shyb := newTally(), newTally()
 	var goldCos, allCos float64
 	var nGold, nAll int
 	for _, in := range insts {
-		if strings.HasSuffix(in.ID, "_abs") {
+		if strings.HasSuffix(in.QuestionID, "_abs") {
 			continue
 		}
 		docs := make([]string, len(in.Sessions))
@@ -187,7 +165,7 @@ func run(insts []instance, enc embed.Encoder) {
 		hOrder := rankBy(fuse(cos, sp, vOrder, sOrder))
 		shyb.add(hOrder, gold)
 		if *verbose {
-			fmt.Printf("%s\t%s\tlit %d\tvec %d\thyb %d\t%s\n", in.ID, in.QuestionTyp, bestRank(sOrder, gold), bestRank(vOrder, gold), bestRank(hOrder, gold), in.Question)
+			fmt.Printf("%s\t%s\tlit %d\tvec %d\thyb %d\t%s\n", in.QuestionID, in.QuestionType, bestRank(sOrder, gold), bestRank(vOrder, gold), bestRank(hOrder, gold), in.Question)
 		}
 	}
 	fmt.Printf("questions %d  mean cos gold %.3f all %.3f\n", vec.n, goldCos/float64(nGold), allCos/float64(nAll))
