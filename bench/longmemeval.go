@@ -15,6 +15,7 @@ import (
 
 	"github.com/compartment/compartment/embed"
 	"github.com/compartment/compartment/internal/search"
+	"github.com/compartment/compartment/internal/vault"
 )
 
 // LMEVariants are the names `--longmemeval` accepts instead of a path.
@@ -65,6 +66,11 @@ func RunLongMemEval(opts LMEOptions, progress io.Writer) (LMEReport, error) {
 	}
 	if progress == nil {
 		progress = io.Discard
+	}
+	if opts.Encoder != nil {
+		if err := embed.CheckCalibrated(opts.Encoder.Info()); err != nil {
+			return LMEReport{}, err
+		}
 	}
 	acc := newLMEAccumulator(opts.Encoder)
 	err = ReadLongMemEval(path, func(inst LMEInstance) (bool, error) {
@@ -246,7 +252,11 @@ func indexCorpus(c lmeCorpus, enc embed.Encoder) (*search.Engine, error) {
 			return nil, fmt.Errorf("embed corpus: %w", err)
 		}
 	}
-	eng := search.New(dim)
+	var opts search.Options
+	if enc != nil {
+		opts.Calibration = vault.RankCalibration(enc.Info().Calibration)
+	}
+	eng := search.NewWith(dim, opts)
 	for i, text := range c.texts {
 		var windows [][]float32
 		if docs != nil {

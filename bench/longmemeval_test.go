@@ -73,7 +73,7 @@ var synonyms = map[string]string{
 }
 
 func (conceptEncoder) Info() embed.ModelInfo {
-	return embed.ModelInfo{Name: "test-concepts", Dim: conceptDim, MaxTokens: 12, Pooling: "mean"}
+	return embed.ModelInfo{Name: "test-concepts", Dim: conceptDim, MaxTokens: 12, Pooling: "mean", Calibration: embed.SpecCalibration}
 }
 
 func conceptVector(words []string) []float32 {

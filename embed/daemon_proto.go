@@ -78,16 +78,17 @@ type helloReply struct {
 
 // wireModel is ModelInfo with the pin in hex.
 type wireModel struct {
-	Name        string `json:"name"`
-	SHA256      string `json:"sha256"`
-	Dim         int    `json:"dim"`
-	MaxTokens   int    `json:"max_tokens"`
-	QueryPrefix string `json:"query_prefix"`
-	Pooling     string `json:"pooling"`
+	Name        string      `json:"name"`
+	SHA256      string      `json:"sha256"`
+	Dim         int         `json:"dim"`
+	MaxTokens   int         `json:"max_tokens"`
+	QueryPrefix string      `json:"query_prefix"`
+	Pooling     string      `json:"pooling"`
+	Calibration Calibration `json:"calibration"`
 }
 
 func toWire(i ModelInfo) wireModel {
-	return wireModel{i.Name, FormatPin(i.SHA256), i.Dim, i.MaxTokens, i.QueryPrefix, i.Pooling}
+	return wireModel{i.Name, FormatPin(i.SHA256), i.Dim, i.MaxTokens, i.QueryPrefix, i.Pooling, i.Calibration}
 }
 
 func (w wireModel) info() (ModelInfo, error) {
@@ -98,7 +99,7 @@ func (w wireModel) info() (ModelInfo, error) {
 	}
 	copy(pin[:], b)
 	return ModelInfo{Name: w.Name, SHA256: pin, Dim: w.Dim, MaxTokens: w.MaxTokens,
-		QueryPrefix: w.QueryPrefix, Pooling: w.Pooling}, nil
+		QueryPrefix: w.QueryPrefix, Pooling: w.Pooling, Calibration: w.Calibration}, nil
 }
 
 // writeFrame sends one frame.

@@ -10,6 +10,9 @@ type ModelInfo struct {
 	MaxTokens   int      // longest input the model reads in one window
 	QueryPrefix string   // prepended to queries, "" when the model has none
 	Pooling     string   // "cls", "mean" or "sif" (static)
+	// Calibration says what the model's cosines mean (see [Calibration]);
+	// the zero value is no calibration, and the product refuses the model.
+	Calibration Calibration
 }
 
 // Document is one embedded text: a vector per token window, the token count

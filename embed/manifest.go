@@ -40,7 +40,8 @@ const (
 //	  ],
 //	  "dim": 384, "pooling": "cls", "max_tokens": 512,
 //	  "query_prefix": "Represent this sentence for searching relevant passages: ",
-//	  "licence": "MIT", "source": "https://huggingface.co/…"
+//	  "licence": "MIT", "source": "https://huggingface.co/…",
+//	  "calibration": {"cos_floor": 0.25, "cos_ceil": 0.85, "same_meaning": 0.97, "same_topic": 0.80}
 //	}
 //
 // Paths are relative to the manifest's directory. Every file is checked
@@ -58,6 +59,9 @@ type Manifest struct {
 	QueryPrefix string         `json:"query_prefix"`
 	Licence     string         `json:"licence"`
 	Source      string         `json:"source,omitempty"`
+	// Calibration is what the model's cosines mean ([Calibration]); a
+	// manifest without one is refused.
+	Calibration *Calibration `json:"calibration"`
 }
 
 // ManifestItem is one file of a model.
@@ -110,6 +114,12 @@ func (m *Manifest) Validate() error {
 		return bad("pooling %q: want \"cls\" or \"mean\"", m.Pooling)
 	case m.MaxTokens < WindowTokens+2:
 		return bad("max_tokens %d: windows of %d tokens plus two special tokens must fit", m.MaxTokens, WindowTokens)
+	}
+	if m.Calibration == nil {
+		return bad("model %s has no \"calibration\" object: its cosines cannot be read without one (FORMAT.md section 6.1)", m.Name)
+	}
+	if err := m.Calibration.Validate(); err != nil {
+		return fmt.Errorf("%w: model %s: %v", ErrManifest, m.Name, err)
 	}
 	for _, role := range []string{RoleWeights, RoleTokenizer} {
 		if _, err := m.file(role); err != nil {

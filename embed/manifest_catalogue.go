@@ -47,6 +47,8 @@ var catalogue = []Manifest{{
 	QueryPrefix: "Represent this sentence for searching relevant passages: ",
 	Licence:     "MIT",
 	Source:      "https://huggingface.co/BAAI/bge-small-en-v1.5 (int8 ONNX export: Xenova/bge-small-en-v1.5)",
+	// The spec's constants were set for this model's cosine scale.
+	Calibration: &SpecCalibration,
 }}
 
 // catalogueAliases maps the names people type to catalogue names.
@@ -63,6 +65,8 @@ func CatalogueModel(name string) (Manifest, bool) {
 	for _, m := range catalogue {
 		if strings.EqualFold(m.Name, name) {
 			m.Files = append([]ManifestItem(nil), m.Files...)
+			cal := *m.Calibration
+			m.Calibration = &cal
 			return m, true
 		}
 	}

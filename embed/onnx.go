@@ -70,7 +70,7 @@ func openONNX(m *Manifest, dir, runtimeLib string) (Encoder, error) {
 	weights, _ := m.file(RoleWeights)
 	e := &onnxEncoder{
 		info: ModelInfo{Name: m.Name, SHA256: pin, Dim: m.Dim, MaxTokens: m.MaxTokens,
-			QueryPrefix: m.QueryPrefix, Pooling: m.Pooling},
+			QueryPrefix: m.QueryPrefix, Pooling: m.Pooling, Calibration: *m.Calibration},
 		tok:      tok,
 		specials: tok.Specials(),
 	}

@@ -26,6 +26,13 @@ var staticModelFile string
 //go:embed model/static-v1.sha256
 var staticModelSum string
 
+// staticModelCalibration is the bundled model's calibration (FORMAT.md
+// section 6.2), fitted by `make model` from the model's own training
+// material and bound to the model file by its SHA-256.
+//
+//go:embed model/static-v1.calibration.json
+var staticModelCalibration string
+
 // OpenStatic loads the bundled static embedding model, the default when no
 // other model is installed. The model is parsed once per process; every
 // encoder returned shares it (it is immutable).
@@ -40,17 +47,33 @@ var bundledStatic = sync.OnceValues(func() (Encoder, error) {
 	}
 	var pin [32]byte
 	copy(pin[:], sum)
-	return openStatic(staticModelFile, StaticModelName, pin)
+	cal, err := ParseStaticCalibration([]byte(staticModelCalibration), pin)
+	if err != nil {
+		return nil, fmt.Errorf("embed: bundled static model: %w", err)
+	}
+	enc, err := openStatic(staticModelFile, StaticModelName, pin)
+	if err != nil {
+		return nil, err
+	}
+	enc.info.Calibration = cal
+	return enc, nil
 })
 
 // OpenStaticBytes loads a static model from the bytes of a model file (see
-// FORMAT.md section 6), pinned by the given name and SHA-256. The trainer
-// uses it to evaluate a model before it is bundled.
-func OpenStaticBytes(file []byte, name string, sha256 [32]byte) (Encoder, error) {
-	return openStatic(string(file), name, sha256)
+// FORMAT.md section 6), pinned by the given name and SHA-256, with the
+// given calibration (the zero value: none, which only the trainer wants,
+// to embed the texts it fits a calibration on). The trainer uses it to
+// evaluate a model before it is bundled.
+func OpenStaticBytes(file []byte, name string, sha256 [32]byte, cal Calibration) (Encoder, error) {
+	enc, err := openStatic(string(file), name, sha256)
+	if err != nil {
+		return nil, err
+	}
+	enc.info.Calibration = cal
+	return enc, nil
 }
 
-func openStatic(file, name string, pin [32]byte) (Encoder, error) {
+func openStatic(file, name string, pin [32]byte) (*staticEncoder, error) {
 	v, err := parseStatic(file)
 	if err != nil {
 		return nil, err

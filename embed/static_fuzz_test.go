@@ -17,7 +17,7 @@ func FuzzStaticModelBytes(f *testing.F) {
 	f.Add(good[:staticHeaderSize])
 	f.Add([]byte(staticMagic))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		enc, err := OpenStaticBytes(b, "fuzz", [32]byte{})
+		enc, err := OpenStaticBytes(b, "fuzz", [32]byte{}, Calibration{})
 		if err != nil {
 			if !errors.Is(err, ErrBadStaticModel) {
 				t.Fatalf("error %v is not ErrBadStaticModel", err)

@@ -51,7 +51,7 @@ func openForQuality(t *testing.T) Encoder {
 	if err != nil {
 		t.Fatal(err)
 	}
-	enc, err := OpenStaticBytes(b, "candidate", sha256.Sum256(b))
+	enc, err := OpenStaticBytes(b, "candidate", sha256.Sum256(b), Calibration{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,9 +35,12 @@ func TestStaticModelLimits(t *testing.T) {
 		t.Fatalf("model file is %d bytes, over the 16 MiB budget", n)
 	}
 	info := openBundled(t).Info()
-	want := ModelInfo{Name: StaticModelName, SHA256: info.SHA256, Dim: info.Dim, MaxTokens: WindowTokens, Pooling: "sif"}
+	want := ModelInfo{Name: StaticModelName, SHA256: info.SHA256, Dim: info.Dim, MaxTokens: WindowTokens, Pooling: "sif", Calibration: info.Calibration}
 	if info != want {
 		t.Fatalf("Info() = %+v, want %+v", info, want)
+	}
+	if err := info.Calibration.Validate(); err != nil {
+		t.Fatalf("bundled model: %v", err)
 	}
 	if info.Dim < 64 || info.Dim > 256 {
 		t.Fatalf("dim %d outside 64..256", info.Dim)
@@ -173,7 +176,7 @@ func TestStaticFormatRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	enc, err := OpenStaticBytes(b, "tiny", sha256.Sum256(b))
+	enc, err := OpenStaticBytes(b, "tiny", sha256.Sum256(b), SpecCalibration)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +211,7 @@ func TestStaticFormatRejectsDamage(t *testing.T) {
 	}
 	for name, m := range mutate {
 		b := m(append([]byte(nil), good...))
-		if _, err := OpenStaticBytes(b, "x", [32]byte{}); !errors.Is(err, ErrBadStaticModel) {
+		if _, err := OpenStaticBytes(b, "x", [32]byte{}, Calibration{}); !errors.Is(err, ErrBadStaticModel) {
 			t.Errorf("%s: err = %v, want ErrBadStaticModel", name, err)
 		}
 	}

@@ -104,3 +104,23 @@ func FuzzTokenize(f *testing.F) {
 		}
 	})
 }
+
+func TestWordsAndSameWord(t *testing.T) {
+	got := Words("Tidvis is MIT-licensed, port 5433; Marcus's dog doesn't bark.")
+	want := []string{"tidvis", "is", "mit", "licensed", "port", "5433", "marcus's", "dog", "doesn't", "bark"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("Words = %q, want %q", got, want)
+	}
+	for _, tc := range []struct {
+		a, b string
+		same bool
+	}{
+		{"doctor", "doctors", true}, {"shop", "shopping", true}, {"buy", "bought", true},
+		{"mornings", "morning", true}, {"even", "event", false}, {"week", "weekend", false},
+		{"5433", "5432", false}, {"dark", "light", false}, {"go", "goes", true}, {"go", "gone", true}, {"on", "one", false},
+	} {
+		if got := SameWord(tc.a, tc.b); got != tc.same {
+			t.Errorf("SameWord(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.same)
+		}
+	}
+}

@@ -8,11 +8,6 @@ import (
 // The constants of the ranking. Each is part of the product's behaviour:
 // change one only with the LongMemEval run and the property tests.
 const (
-	// CosFloor and CosCeil map a cosine onto [0, 1] for p_vec: an
-	// L2-normalised encoder's cosines are comparable across queries, so
-	// fixed bounds keep a hopeless query hopeless.
-	CosFloor = 0.25
-	CosCeil  = 0.85
 	// SemanticCap bounds p_vec. A cosine says "about the same thing",
 	// never "the record you named", so the semantic term must stay below
 	// the literal channel's ceiling: 0.75·−ln(1−cap) < 0.25·−ln(1−0.999)
@@ -66,16 +61,52 @@ const (
 	PoolWidenings = 3
 )
 
-// PVec turns a cosine into the semantic channel's probability:
+// Calibration is what one embedding model's cosines mean; it comes with
+// the model (embed.Calibration, fitted when the model is built from the
+// model's own material). An L2-normalised encoder's cosines are
+// comparable across queries, so fixed bounds per model keep a hopeless
+// query hopeless; but they are not comparable across models, so no cosine
+// constant lives in this package.
+type Calibration struct {
+	// CosFloor is the cosine unrelated texts reach (p_vec = 0 at or
+	// below it), CosCeil the cosine of a close paraphrase (p_vec reaches
+	// its cap there).
+	CosFloor, CosCeil float64
+	// SameMeaning is the cosine from which two texts may say the same
+	// thing; SameTopic the cosine from which two opinions are about the
+	// same topic. See [Calibration.SaysSame] and [Calibration.OnSameTopic].
+	SameMeaning, SameTopic float64
+}
+
+// SpecCalibration is the calibration of bge-small-en-v1.5, the model the
+// original tool's constants were set for: p_vec bounds 0.25 and 0.85,
+// near-duplicate and re-affirmation 0.97, opinion conflict 0.80.
+var SpecCalibration = Calibration{CosFloor: 0.25, CosCeil: 0.85, SameMeaning: 0.97, SameTopic: 0.80}
+
+// PVec turns a cosine into the semantic channel's probability through
+// the model's calibration:
 //
-//	p_vec = clamp((cos − 0.25) / (0.85 − 0.25), 0, 0.88)
-func PVec(cos float64) float64 {
-	p := (cos - CosFloor) / (CosCeil - CosFloor)
-	if !(p > 0) { // also catches NaN
+//	p_vec = clamp((cos − cos_floor) / (cos_ceil − cos_floor), 0, 0.88)
+//
+// (bge-small: cos_floor 0.25, cos_ceil 0.85, the spec's formula).
+func (c Calibration) PVec(cos float64) float64 {
+	p := (cos - c.CosFloor) / (c.CosCeil - c.CosFloor)
+	if !(p > 0) { // also catches NaN, and a zero calibration
 		return 0
 	}
 	return min(p, SemanticCap)
 }
+
+// SaysSame reports whether cosine cos is high enough, for this model,
+// that two texts may say the same thing. It is necessary, never
+// sufficient: a store folds a text into another only when the two also
+// agree literally (the vault checks numbers, names, negation and content
+// words), because a cosine cannot see a changed digit.
+func (c Calibration) SaysSame(cos float64) bool { return cos >= c.SameMeaning }
+
+// OnSameTopic reports whether two opinions at cosine cos are about the same
+// topic for this model, so that a new one conflicts with the old.
+func (c Calibration) OnSameTopic(cos float64) bool { return cos >= c.SameTopic }
 
 // TermInfo is the self-information of a term over n records, df of which
 // hold it, floored at [MinTermInfo]; 0 for an empty vault:

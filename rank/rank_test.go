@@ -25,7 +25,7 @@ func TestPVec(t *testing.T) {
 		{1, 0.88},
 		{math.NaN(), 0},
 	} {
-		if got := PVec(tc.cos); !near(got, tc.want) {
+		if got := SpecCalibration.PVec(tc.cos); !near(got, tc.want) {
 			t.Errorf("PVec(%v) = %v, want %v", tc.cos, got, tc.want)
 		}
 	}
@@ -257,7 +257,7 @@ func TestPropertyUniqueLiteralOutranksParaphrases(t *testing.T) {
 		commonInfo := float64(common) * TermInfo(n, n)
 		total := uniqueInfo + commonInfo
 		unique := Signals{
-			PVec:    PVec(rapid.Float64Range(-1, 1).Draw(t, "unique cos")),
+			PVec:    SpecCalibration.PVec(rapid.Float64Range(-1, 1).Draw(t, "unique cos")),
 			PLex:    PLex(total, total),
 			RankLex: 1,
 			Share:   rapid.Float64Range(0, 1).Draw(t, "unique share"),
@@ -272,7 +272,7 @@ func TestPropertyUniqueLiteralOutranksParaphrases(t *testing.T) {
 		slices.Sort(cosines)
 		slices.Reverse(cosines)
 		for i, cos := range cosines {
-			p := Signals{PVec: PVec(cos), RankVec: i + 1, PLex: PLex(commonInfo, total), RankLex: i + 2}
+			p := Signals{PVec: SpecCalibration.PVec(cos), RankVec: i + 1, PLex: PLex(commonInfo, total), RankLex: i + 2}
 			if Evidence(p) >= Evidence(unique) || Unaged(p) >= Unaged(unique) {
 				t.Fatalf("paraphrase %d (cos %.3f) scores %.4f/%.4f ≥ unique literal %.4f/%.4f",
 					i, cos, Evidence(p), Unaged(p), Evidence(unique), Unaged(unique))
@@ -287,7 +287,7 @@ func TestPropertyUniqueLiteralOutranksParaphrases(t *testing.T) {
 func TestPropertyPriorNeverSurfacesNothing(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		s := Signals{
-			PVec:    PVec(rapid.Float64Range(-1, 0.25).Draw(t, "cos")),
+			PVec:    SpecCalibration.PVec(rapid.Float64Range(-1, 0.25).Draw(t, "cos")),
 			RankVec: rapid.IntRange(0, 300).Draw(t, "rank vec"),
 			RankLex: rapid.IntRange(0, 300).Draw(t, "rank lex"),
 			Share:   rapid.Float64Range(0, 1).Draw(t, "share"),
@@ -313,11 +313,11 @@ func TestPropertySemanticCapBelowConclusiveLiteral(t *testing.T) {
 	conclusive := LexTerm(PLex(1, 1))
 	rapid.Check(t, func(t *rapid.T) {
 		cos := rapid.Float64Range(-1, 1).Draw(t, "cos")
-		if v := VecTerm(PVec(cos)); v >= conclusive {
+		if v := VecTerm(SpecCalibration.PVec(cos)); v >= conclusive {
 			t.Fatalf("cos %v gives semantic evidence %v ≥ conclusive literal %v", cos, v, conclusive)
 		}
 		rankLex := rapid.IntRange(1, 1000).Draw(t, "literal rank")
-		vecOnly := Evidence(Signals{PVec: PVec(cos), RankVec: 1})
+		vecOnly := Evidence(Signals{PVec: SpecCalibration.PVec(cos), RankVec: 1})
 		litOnly := Evidence(Signals{PLex: LiteralCap, RankLex: rankLex})
 		if rankLex == 1 && vecOnly >= litOnly {
 			t.Fatalf("cos %v at rank 1 (%v) ties or beats a conclusive literal match at rank 1 (%v)", cos, vecOnly, litOnly)
@@ -331,7 +331,7 @@ func TestPropertySemanticCapBelowConclusiveLiteral(t *testing.T) {
 func TestPropertyAgingSemanticOnly(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		s := Signals{
-			PVec:    PVec(rapid.Float64Range(-1, 1).Draw(t, "cos")),
+			PVec:    SpecCalibration.PVec(rapid.Float64Range(-1, 1).Draw(t, "cos")),
 			PLex:    rapid.Float64Range(0, LiteralCap).Draw(t, "plex"),
 			RankVec: rapid.IntRange(1, 300).Draw(t, "rank vec"),
 			RankLex: rapid.IntRange(1, 300).Draw(t, "rank lex"),

@@ -11,6 +11,7 @@ import (
 
 	"github.com/compartment/compartment/ann"
 	"github.com/compartment/compartment/fts"
+	"github.com/compartment/compartment/rank"
 )
 
 // Errors a caller acts on.
@@ -49,6 +50,7 @@ type Engine struct {
 	vec  ann.Index // nil when dim == 0
 	docs map[uint32]*docState
 	pop  population
+	cal  rank.Calibration
 }
 
 type docState struct {
@@ -64,11 +66,20 @@ type Options struct {
 	// HNSWThreshold is the number of vectors at which vector search moves
 	// from exact to HNSW; 0 means ann's default (20,000).
 	HNSWThreshold int
+	// Calibration is what the vectors' cosines mean: the encoder's
+	// calibration. The zero value means bge-small's (rank.SpecCalibration);
+	// a caller with a model refuses an uncalibrated one before it gets
+	// here (embed.CheckCalibrated).
+	Calibration rank.Calibration
 }
 
 // NewWith is [New] with options.
 func NewWith(dim int, opts Options) *Engine {
-	e := &Engine{dim: dim, lex: fts.New(), docs: map[uint32]*docState{}, pop: newPopulation()}
+	cal := opts.Calibration
+	if cal == (rank.Calibration{}) {
+		cal = rank.SpecCalibration
+	}
+	e := &Engine{dim: dim, lex: fts.New(), docs: map[uint32]*docState{}, pop: newPopulation(), cal: cal}
 	if dim > 0 {
 		e.vec = ann.New(dim, ann.Options{HNSWThreshold: opts.HNSWThreshold})
 	}

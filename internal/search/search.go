@@ -50,7 +50,7 @@ type Result struct {
 type Explanation struct {
 	Cosine  float64 `json:"cosine"`   // best window's cosine (0 if not a semantic candidate)
 	Window  int     `json:"window"`   // which window
-	PVec    float64 `json:"p_vec"`    // rank.PVec(Cosine)
+	PVec    float64 `json:"p_vec"`    // r.e.cal.PVec(Cosine)
 	RankVec int     `json:"rank_vec"` // 1-based; 0 = not found semantically
 	// Terms are the query terms the record matched, with I(t) each.
 	Terms   []fts.TermMatch `json:"terms"`
@@ -158,7 +158,7 @@ func (r *run) gather(pool int) []*candidate {
 			}
 			c := get(doc)
 			c.cos, c.window = float64(h.Score), w
-			if rank.PVec(c.cos) > 0 {
+			if r.e.cal.PVec(c.cos) > 0 {
 				r.vecRanked++
 				c.rankVec = r.vecRanked
 			}
@@ -213,7 +213,7 @@ func (r *run) rank(cands []*candidate) ([]*candidate, []int) {
 
 func (r *run) score(c *candidate) {
 	st := r.e.docs[c.doc]
-	c.sig = rank.Signals{PVec: rank.PVec(c.cos), PLex: c.lex.PLex, RankVec: c.rankVec, RankLex: c.rankLex}
+	c.sig = rank.Signals{PVec: r.e.cal.PVec(c.cos), PLex: c.lex.PLex, RankVec: c.rankVec, RankLex: c.rankLex}
 	if !st.meta.Reference {
 		c.sig.Share = r.e.pop.share(st.meta.Seq, r.q.Namespaces)
 	}
@@ -248,7 +248,7 @@ func (r *run) widen(kept []*candidate, picked []int) bool {
 	}
 	var bound rank.Signals
 	if r.vecFull {
-		bound.PVec, bound.RankVec = rank.PVec(r.lastCos), r.vecRanked+1
+		bound.PVec, bound.RankVec = r.e.cal.PVec(r.lastCos), r.vecRanked+1
 	}
 	if r.lexFull {
 		// Beyond the pool p_lex is at most the pool's last; the BM25 rank

@@ -318,7 +318,7 @@ func TestExplain(t *testing.T) {
 		t.Fatalf("results %v", docsOf(res))
 	}
 	x := res[0].Explain
-	if x.Cosine < 0.9 || x.PVec != rank.PVec(x.Cosine) || x.RankVec != 1 || x.RankLex != 1 || x.Mode != "and" {
+	if x.Cosine < 0.9 || x.PVec != rank.SpecCalibration.PVec(x.Cosine) || x.RankVec != 1 || x.RankLex != 1 || x.Mode != "and" {
 		t.Errorf("explanation %+v", x)
 	}
 	if len(x.Terms) != 2 || x.Terms[0].Info != rank.TermInfo(31, 1) {
@@ -344,7 +344,7 @@ func TestSnapshotRestore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Restore(dim, snap, meta)
+	r, err := Restore(dim, snap, meta, Options{})
 	if err != nil {
 		t.Fatalf("Restore: %v", err)
 	}
@@ -354,10 +354,10 @@ func TestSnapshotRestore(t *testing.T) {
 		t.Fatalf("restored engine answers differently:\n%v\n%v", a, b)
 	}
 	delete(meta, 3)
-	if _, err := Restore(dim, snap, meta); err == nil {
+	if _, err := Restore(dim, snap, meta, Options{}); err == nil {
 		t.Errorf("Restore accepted metadata missing a record")
 	}
-	if _, err := Restore(dim+1, snap, map[uint32]DocMeta{}); err == nil {
+	if _, err := Restore(dim+1, snap, map[uint32]DocMeta{}, Options{}); err == nil {
 		t.Errorf("Restore accepted the wrong dimension")
 	}
 }

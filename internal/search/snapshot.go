@@ -37,8 +37,8 @@ func (e *Engine) Snapshot() (Snapshot, error) {
 // whose vectors have another dimension: the caller then re-indexes from
 // its records. Errors from the indexes wrap fts.ErrCorrupt, fts.ErrStale
 // or ann.ErrCorrupt.
-func Restore(dim int, snap Snapshot, meta map[uint32]DocMeta) (*Engine, error) {
-	e := New(dim)
+func Restore(dim int, snap Snapshot, meta map[uint32]DocMeta, opts Options) (*Engine, error) {
+	e := NewWith(dim, opts)
 	if err := e.lex.UnmarshalBinary(snap.Literal); err != nil {
 		return nil, fmt.Errorf("search: restore: %w", err)
 	}

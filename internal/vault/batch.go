@@ -80,8 +80,7 @@ func (v *Vault) place(b *batch, req *StoreRequest, r *Record) StoreResult {
 			if res, ok := v.opinionCheck(b, r, similar); ok {
 				return res
 			}
-		} else if len(similar) > 0 && similar[0].cos >= v.cfg.Settings.DuplicateThreshold {
-			dup := similar[0].rec
+		} else if dup := v.duplicateOf(r, similar); dup != nil {
 			return StoreResult{ID: dup.ID, Duplicate: true, Text: dup.Stamped(), Discovered: dup.Discovered,
 				Message: "a near-identical memory exists; its id is returned and nothing new was stored"}
 		}
@@ -120,14 +119,14 @@ func (v *Vault) opinionCheck(b *batch, r *Record, similar []similarHit) (StoreRe
 		if h.rec.Kind != KindOpinion {
 			continue
 		}
-		if h.cos >= v.cfg.Settings.OpinionReaffirmThreshold {
+		switch v.decideOpinion(h, r) {
+		case OpinionSame:
 			next := *b.current(h.rec.ID)
 			next.Affirmed = v.now()
 			b.putRecord(&next, "reaffirm")
 			return StoreResult{ID: next.ID, Reaffirmed: true, Text: next.Stamped(), Discovered: next.Discovered,
 				Message: "this restates a live opinion: its date was refreshed instead of storing a copy"}, true
-		}
-		if h.cos >= v.cfg.Settings.OpinionUpdateThreshold {
+		case OpinionConflict:
 			conflicts = append(conflicts, h.rec)
 		}
 	}

@@ -14,10 +14,13 @@ import (
 // Settings are the knobs in <vault>.config.json. Every field has a default;
 // a missing key means the default.
 type Settings struct {
-	MaxMemoryChars           int     `json:"max_memory_chars"`           // 0 disables the one-claim check
-	DuplicateThreshold       float64 `json:"duplicate_threshold"`        // cosine at which a store returns the existing id
-	OpinionUpdateThreshold   float64 `json:"opinion_update_threshold"`   // cosine at which an opinion conflicts
-	OpinionReaffirmThreshold float64 `json:"opinion_reaffirm_threshold"` // cosine at which an opinion is a restatement
+	MaxMemoryChars int `json:"max_memory_chars"` // 0 disables the one-claim check
+	// The three similarity settings are cosines of the loaded model; 0
+	// (the default) takes them from the model's calibration. A store folds
+	// only when the literal check agrees as well (decide.go).
+	DuplicateThreshold       float64 `json:"duplicate_threshold"`        // cosine from which a store may return the existing id
+	OpinionUpdateThreshold   float64 `json:"opinion_update_threshold"`   // cosine from which an opinion conflicts
+	OpinionReaffirmThreshold float64 `json:"opinion_reaffirm_threshold"` // cosine from which an opinion may be a restatement
 	ExpireMemories           bool    `json:"expire_memories"`            // sweep expired memories on open and hourly
 	IncludeReferenceInSearch bool    `json:"include_reference_in_search"`
 	IncludePacksInSearch     bool    `json:"include_packs_in_search"`
@@ -32,9 +35,6 @@ type Settings struct {
 func DefaultSettings() Settings {
 	return Settings{
 		MaxMemoryChars:           200,
-		DuplicateThreshold:       0.97,
-		OpinionUpdateThreshold:   0.80,
-		OpinionReaffirmThreshold: 0.97,
 		ExpireMemories:           true,
 		IncludeReferenceInSearch: true,
 		IncludePacksInSearch:     true,

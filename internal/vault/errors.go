@@ -10,6 +10,7 @@ import (
 var (
 	ErrNotFound  = errors.New("not found")
 	ErrAmbiguous = errors.New("that id prefix matches more than one memory")
+	ErrTooShort  = errors.New("that id prefix is too short")
 	ErrInvalid   = errors.New("invalid input")
 	ErrDenied    = errors.New("permission denied")
 	ErrLocked    = errors.New("the vault is locked: run `compartment unlock`")

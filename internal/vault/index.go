@@ -26,7 +26,7 @@ func newIndex(v *Vault) *index {
 	if v.enc != nil {
 		dim = v.enc.Info().Dim
 	}
-	engine := search.NewWith(dim, search.Options{HNSWThreshold: v.cfg.Settings.HNSWThreshold})
+	engine := search.NewWith(dim, search.Options{HNSWThreshold: v.cfg.Settings.HNSWThreshold, Calibration: v.calibration()})
 	return &index{v: v, engine: engine, docOf: map[string]uint32{}, recOf: map[uint32]*Record{}, namespaces: map[string]int{}}
 }
 

@@ -165,11 +165,11 @@ func (v *Vault) Unlink(id string) error {
 	if err := v.refresh(); err != nil {
 		return err
 	}
-	id = strings.ToLower(strings.TrimSpace(id))
-	rel, ok := v.st.relations[id]
-	if !ok || !v.canRead(rel.Namespace) {
-		return fmt.Errorf("relation %s: %w", id, ErrNotFound)
+	id, err := resolveID(id, v.st.relations, func(r *Relation) bool { return v.canRead(r.Namespace) })
+	if err != nil {
+		return fmt.Errorf("relation %w", err)
 	}
+	rel := v.st.relations[id]
 	if err := v.checkWrite(rel.Namespace); err != nil {
 		return err
 	}

@@ -25,27 +25,46 @@ func (v *Vault) Get(id string) (*Record, error) {
 // lookup finds a readable record by id or unique prefix; the caller holds
 // v.mu.
 func (v *Vault) lookup(id string) (*Record, error) {
+	key, err := resolveID(id, v.st.records, func(r *Record) bool { return v.canRead(r.Namespace) })
+	if err != nil {
+		return nil, err
+	}
+	return v.st.records[key], nil
+}
+
+// MinIDPrefix is the shortest id prefix accepted in place of a whole id.
+const MinIDPrefix = 6
+
+// resolveID turns an id or a unique prefix of at least [MinIDPrefix]
+// characters into the key of the one item of items that visible accepts.
+// A prefix that is too short, matches several items, or matches none is
+// an error wrapping ErrTooShort, ErrAmbiguous or ErrNotFound, each saying
+// what to do.
+func resolveID[T any](id string, items map[string]T, visible func(T) bool) (string, error) {
 	id = strings.ToLower(strings.TrimSpace(id))
-	if r, ok := v.st.records[id]; ok {
-		if !v.canRead(r.Namespace) {
-			return nil, fmt.Errorf("%s: %w", id, ErrNotFound)
+	if it, ok := items[id]; ok {
+		if !visible(it) {
+			return "", fmt.Errorf("%s: %w", id, ErrNotFound)
 		}
-		return r, nil
+		return id, nil
 	}
-	if len(id) < 6 || len(id) >= 32 {
-		return nil, fmt.Errorf("%s: %w", id, ErrNotFound)
+	if id == "" {
+		return "", fmt.Errorf("%w: give an id (or at least its first %d characters)", ErrInvalid, MinIDPrefix)
 	}
-	var found *Record
-	for key, r := range v.st.records {
-		if strings.HasPrefix(key, id) && v.canRead(r.Namespace) {
-			if found != nil {
-				return nil, fmt.Errorf("%s: %w", id, ErrAmbiguous)
-			}
-			found = r
+	if len(id) < MinIDPrefix {
+		return "", fmt.Errorf("%s: %w: give at least the first %d characters of the id", id, ErrTooShort, MinIDPrefix)
+	}
+	found, n := "", 0
+	for key, it := range items {
+		if strings.HasPrefix(key, id) && visible(it) {
+			found, n = key, n+1
 		}
 	}
-	if found == nil {
-		return nil, fmt.Errorf("%s: %w", id, ErrNotFound)
+	switch {
+	case n > 1:
+		return "", fmt.Errorf("%s: %w (%d of them): give more characters of the id", id, ErrAmbiguous, n)
+	case n == 0:
+		return "", fmt.Errorf("%s: %w", id, ErrNotFound)
 	}
 	return found, nil
 }

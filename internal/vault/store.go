@@ -151,14 +151,21 @@ func (v *Vault) prepare(req *StoreRequest, today time.Time) (*Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, id := range req.Supersedes {
-		old, err := v.lookup(id)
-		if err != nil {
-			return nil, fmt.Errorf("supersedes %s: %w", id, err)
+	if req.Supersedes != nil {
+		// Prefixes resolve to whole ids here, so the store supersedes
+		// exactly the records named.
+		resolved := make([]string, 0, len(req.Supersedes))
+		for _, id := range req.Supersedes {
+			old, err := v.lookup(id)
+			if err != nil {
+				return nil, fmt.Errorf("supersedes %w", err)
+			}
+			if err := v.checkWrite(old.Namespace); err != nil {
+				return nil, fmt.Errorf("supersedes %s: %w", id, err)
+			}
+			resolved = append(resolved, old.ID)
 		}
-		if err := v.checkWrite(old.Namespace); err != nil {
-			return nil, fmt.Errorf("supersedes %s: %w", id, err)
-		}
+		req.Supersedes = resolved
 	}
 	r := &Record{
 		ID: req.ID, Text: text, Source: source, Discovered: discovered,

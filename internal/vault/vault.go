@@ -128,6 +128,11 @@ func newVault(path string, opts Options) (*Vault, error) {
 	if now == nil {
 		now = func() time.Time { return time.Now().UTC() }
 	}
+	if opts.Encoder != nil {
+		if err := embed.CheckCalibrated(opts.Encoder.Info()); err != nil {
+			return nil, err
+		}
+	}
 	v := &Vault{path: path, cfg: cfg, caller: caller, enc: opts.Encoder, now: now}
 	v.st = newState(v)
 	return v, nil

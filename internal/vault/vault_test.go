@@ -35,7 +35,7 @@ type bowEncoder struct{}
 const bowDim = 256
 
 func (bowEncoder) Info() embed.ModelInfo {
-	return embed.ModelInfo{Name: "test-bow", SHA256: [32]byte{1, 2, 3}, Dim: bowDim, MaxTokens: 512}
+	return embed.ModelInfo{Name: "test-bow", SHA256: [32]byte{1, 2, 3}, Dim: bowDim, MaxTokens: 512, Calibration: embed.SpecCalibration}
 }
 
 func (e bowEncoder) vec(text string) []float32 {
@@ -581,7 +581,7 @@ func TestTwoWritersKeepOneChain(t *testing.T) {
 type otherEncoder struct{ bowEncoder }
 
 func (otherEncoder) Info() embed.ModelInfo {
-	return embed.ModelInfo{Name: "test-other", SHA256: [32]byte{7, 7, 7}, Dim: bowDim, MaxTokens: 512}
+	return embed.ModelInfo{Name: "test-other", SHA256: [32]byte{7, 7, 7}, Dim: bowDim, MaxTokens: 512, Calibration: embed.SpecCalibration}
 }
 
 func TestModelPinAndReindex(t *testing.T) {

@@ -36,7 +36,16 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	enc, err := embed.OpenStaticBytes(b, "eval", sha256.Sum256(b))
+	// The calibration written beside the model file by `make model`.
+	calFile, err := os.ReadFile(strings.TrimSuffix(*model, ".bin") + ".calibration.json")
+	if err != nil {
+		log.Fatal(err)
+	}
+	cal, err := embed.ParseStaticCalibration(calFile, sha256.Sum256(b))
+	if err != nil {
+		log.Fatal(err)
+	}
+	enc, err := embed.OpenStaticBytes(b, "eval", sha256.Sum256(b), cal)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -23,7 +23,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	enc, err := embed.OpenStaticBytes(b, "nn", sha256.Sum256(b))
+	enc, err := embed.OpenStaticBytes(b, "nn", sha256.Sum256(b), embed.Calibration{})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -62,8 +62,19 @@ func main() {
 	out := flag.String("out", "embed/model/static-v1.bin", "model file to write")
 	basePath := flag.String("base", "", "developers: keep the corpus+SVD stage in this file and reuse it")
 	set := flag.String("set", "", "developers: override config fields, e.g. SIFa=1e-4,Window=5")
+	calibrateOnly := flag.Bool("calibrate-only", false, "fit and write the calibration of the existing -out model file, without training")
 	flag.Parse()
 	log.SetFlags(0)
+	if *calibrateOnly {
+		b, err := os.ReadFile(*out)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := calibrate(*cache, *out, b); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 	cfg := train.DefaultConfig(*cache)
 	if err := override(&cfg, *set); err != nil {
 		log.Fatal(err)
@@ -93,6 +104,37 @@ func main() {
 		log.Fatal(err)
 	}
 	fmt.Printf("%s  %s (%d bytes)\n", hexSum, *out, len(b))
+	if err := calibrate(*cache, *out, b); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// calibrate fits the calibration of the model file b (written at out) from
+// the corpus cache and writes it beside the model as
+// <out without .bin>.calibration.json (FORMAT.md section 6.2).
+func calibrate(cache, out string, b []byte) error {
+	enc, err := embed.OpenStaticBytes(b, "candidate", sha256.Sum256(b), embed.Calibration{})
+	if err != nil {
+		return err
+	}
+	cal, st, err := train.FitCalibration(cache, enc)
+	if err != nil {
+		return err
+	}
+	q := func(xs []float64) string {
+		return fmt.Sprintf("n=%d q10 %.3f q50 %.3f q90 %.3f q99 %.3f", len(xs),
+			train.Quantile(xs, 0.10), train.Quantile(xs, 0.50), train.Quantile(xs, 0.90), train.Quantile(xs, 0.99))
+	}
+	log.Printf("calibration: unrelated %s", q(st.Unrelated))
+	log.Printf("calibration: same topic %s", q(st.SameTopic))
+	log.Printf("calibration: paraphrase %s", q(st.Paraphrase))
+	log.Printf("calibration: %+v", cal)
+	file, err := embed.MarshalStaticCalibration(b, cal, train.CalibrationMaterial)
+	if err != nil {
+		return err
+	}
+	path := strings.TrimSuffix(out, filepath.Ext(out)) + ".calibration.json"
+	return writeFile(path, file)
 }
 
 // writeFile replaces path atomically: temporary file, fsync, rename.

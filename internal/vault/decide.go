@@ -1,0 +1,254 @@
+package vault
+
+import (
+	"strings"
+	"unicode"
+
+	"github.com/compartment/compartment/embed"
+	"github.com/compartment/compartment/fts"
+	"github.com/compartment/compartment/rank"
+)
+
+// Store decisions. A cosine cannot see a changed digit, an added "not" or
+// two names swapped (a bag-of-words model gives such pairs 0.99 and
+// more), so a store folds a new claim into an existing one only when the
+// two are close by the model's calibration AND agree literally: the same
+// words in the same order, up to case, punctuation, articles and
+// inflection (the literal channel's rules, [fts.SameWord]), with the
+// negations of both sides written one way. Any difference there keeps
+// both: a distinct fact, or for an opinion on the same topic a conflict
+// the writer resolves with supersedes. Nothing is ever folded silently.
+
+// calibration is what the loaded model's cosines mean, with the vault's
+// similarity settings, when set, in place of the model's thresholds. A
+// vault without a model compares identical texts only (cosine 1).
+func (v *Vault) calibration() rank.Calibration {
+	cal := rank.SpecCalibration
+	if v.enc != nil {
+		cal = RankCalibration(v.enc.Info().Calibration)
+	}
+	s := v.cfg.Settings
+	if s.DuplicateThreshold > 0 {
+		cal.SameMeaning = s.DuplicateThreshold
+	}
+	if s.OpinionUpdateThreshold > 0 {
+		cal.SameTopic = s.OpinionUpdateThreshold
+	}
+	return cal
+}
+
+// RankCalibration is a model's calibration as the ranking reads it.
+func RankCalibration(c embed.Calibration) rank.Calibration {
+	return rank.Calibration{CosFloor: c.CosFloor, CosCeil: c.CosCeil, SameMeaning: c.SameMeaning, SameTopic: c.SameTopic}
+}
+
+// duplicateOf returns the first of the similar live records (best first)
+// that r's claim duplicates ([IsDuplicate]), or nil.
+func (v *Vault) duplicateOf(r *Record, similar []similarHit) *Record {
+	cal := v.calibration()
+	for _, h := range similar {
+		if IsDuplicate(h.rec.Text, r.Text, h.cos, cal) {
+			return h.rec
+		}
+	}
+	return nil
+}
+
+// decideOpinion is [DecideOpinion] for a similar live record and the
+// opinion r being stored, with the vault's re-affirmation setting, when
+// set, as the similarity a restatement needs.
+func (v *Vault) decideOpinion(h similarHit, r *Record) OpinionVerdict {
+	cal := v.calibration()
+	if s := v.cfg.Settings.OpinionReaffirmThreshold; s > 0 {
+		cal.SameMeaning = s
+	}
+	return DecideOpinion(h.rec.Text, r.Text, h.cos, cal)
+}
+
+// OpinionVerdict is what storing an opinion means for one live opinion.
+type OpinionVerdict int
+
+const (
+	// OpinionUnrelated: another topic; both stand.
+	OpinionUnrelated OpinionVerdict = iota
+	// OpinionConflict: the same topic, and the new text says something
+	// the old does not (or says it otherwise than the literal check can
+	// prove equal): the writer decides with supersedes.
+	OpinionConflict
+	// OpinionSame: the same opinion restated; the old one is
+	// re-affirmed (its date refreshed) and no copy is stored.
+	OpinionSame
+)
+
+func (v OpinionVerdict) String() string {
+	switch v {
+	case OpinionConflict:
+		return "conflict"
+	case OpinionSame:
+		return "same"
+	}
+	return "unrelated"
+}
+
+// DecideOpinion is the store's opinion check for one pair: the live
+// opinion old, the new opinion text, their best-window cosine and the
+// model's calibration.
+//
+//	same      if cos ≥ same_meaning and the two agree literally as opinions
+//	conflict  else if cos ≥ same_topic
+//	unrelated otherwise
+//
+// Agreeing as opinions ([claimsAgree] with opinion wording) also lets
+// the stance verbs differ (prefers/likes/thinks/would rather: how an
+// opinion is held, not what it is about), but never the things preferred,
+// their order, or a negation.
+func DecideOpinion(old, text string, cos float64, cal rank.Calibration) OpinionVerdict {
+	switch {
+	case cal.SaysSame(cos) && claimsAgree(old, text, true):
+		return OpinionSame
+	case cal.OnSameTopic(cos):
+		return OpinionConflict
+	}
+	return OpinionUnrelated
+}
+
+// IsDuplicate is the store's near-duplicate check for a fact: the new text
+// says the same as the existing claim old at cosine cos when the cosine is
+// at least the model's same_meaning and the two agree literally (same
+// words in the same order up to case, punctuation, articles and
+// inflection; negations written one way).
+func IsDuplicate(old, text string, cos float64, cal rank.Calibration) bool {
+	return cal.SaysSame(cos) && claimsAgree(old, text, false)
+}
+
+// claimsAgree reports whether two claims agree literally: their
+// canonical word sequences ([claimWords]) have the same length and the
+// same word at every position, up to inflection.
+func claimsAgree(a, b string, opinion bool) bool {
+	wa, wb := claimWords(a, opinion), claimWords(b, opinion)
+	if len(wa) != len(wb) {
+		return false
+	}
+	for i := range wa {
+		if !fts.SameWord(wa[i], wb[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// claimWords is a claim's canonical word sequence: the literal channel's
+// words (case-folded, punctuation gone), a leading adverbial phrase moved
+// to the end ("For small services, X" = "X for small services"), the
+// articles dropped, possessive 's dropped, every negation written "not"
+// (not, n't, no, never, without, …), "than" written "over". For an
+// opinion the stance words are dropped too (how the opinion is held:
+// prefer, like, think, would rather, …), as are auxiliaries, be-forms,
+// possessive pronouns and the light verbs use/take/have, and a negative
+// stance (dislike, hate) leaves its "not".
+func claimWords(text string, opinion bool) []string {
+	var out []string
+	for _, w := range fts.Words(frontedLast(text)) {
+		w = strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s")
+		if base, ok := cutNegation(w); ok {
+			if base != "" && !(opinion && opinionFiller(base)) {
+				out = append(out, base)
+			}
+			out = append(out, "not")
+			continue
+		}
+		switch {
+		case articles[w]:
+			continue
+		case negations[w]:
+			w = "not"
+		case w == "than":
+			w = "over"
+		}
+		if opinion {
+			if negativeStance(w) {
+				out = append(out, "not")
+				continue
+			}
+			if opinionFiller(w) {
+				continue
+			}
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// cutNegation splits a contracted negation: doesn't → does, won't → will,
+// can't and cannot → can.
+func cutNegation(w string) (string, bool) {
+	w = strings.ReplaceAll(w, "’", "'")
+	switch w {
+	case "cannot", "can't":
+		return "can", true
+	case "won't":
+		return "will", true
+	}
+	if base, ok := strings.CutSuffix(w, "n't"); ok {
+		return base, true
+	}
+	return "", false
+}
+
+var (
+	articles  = setOf("a", "an", "the")
+	negations = setOf("not", "no", "never", "without", "none", "nothing", "nobody", "neither", "nor", "nowhere")
+	// stanceWords say how an opinion is held, not what it is about.
+	stanceWords = []string{"prefer", "like", "love", "enjoy", "favour", "favor", "think", "feel",
+		"find", "consider", "believe", "rather", "would", "fan"}
+	// negativeStance words hold an opinion against its object.
+	negativeStanceWords = []string{"dislike", "hate", "detest"}
+	// opinionFunction words carry no content of an opinion.
+	opinionFunction = setOf("is", "are", "was", "were", "be", "been", "am", "do", "does", "did",
+		"his", "her", "their", "its", "my", "our", "your", "that", "use", "take", "have", "has", "having", "using", "taking")
+	// frontingWords start an adverbial phrase that may lead a sentence.
+	frontingWords = setOf("for", "in", "within", "at", "on", "during", "with", "when", "after", "before", "across", "outside", "inside")
+)
+
+func setOf(words ...string) map[string]bool {
+	m := make(map[string]bool, len(words))
+	for _, w := range words {
+		m[w] = true
+	}
+	return m
+}
+
+// opinionFiller reports whether w is a stance or function word of an
+// opinion (any inflection of a stance word: prefers, liked, thinking).
+func opinionFiller(w string) bool {
+	return opinionFunction[w] || anySameWord(w, stanceWords)
+}
+
+func negativeStance(w string) bool { return anySameWord(w, negativeStanceWords) }
+
+func anySameWord(w string, list []string) bool {
+	for _, s := range list {
+		if fts.SameWord(w, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// frontedLast moves a leading adverbial phrase closed by a comma to the
+// end: "For public APIs, Marcus favours REST" → "Marcus favours REST For
+// public APIs". Only a phrase that starts with a preposition moves, and
+// only the first comma closes it.
+func frontedLast(text string) string {
+	text = strings.TrimSpace(text)
+	head, rest, ok := strings.Cut(text, ",")
+	if !ok {
+		return text
+	}
+	first, _, _ := strings.Cut(strings.TrimSpace(head), " ")
+	if !frontingWords[strings.ToLower(first)] || strings.TrimSpace(rest) == "" {
+		return text
+	}
+	rest = strings.TrimRightFunc(strings.TrimSpace(rest), unicode.IsPunct)
+	return rest + " " + head
+}

@@ -1,0 +1,182 @@
+package vault
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/compartment/compartment/embed"
+	"github.com/compartment/compartment/rank"
+	"pgregory.net/rapid"
+)
+
+// Both calibrations the product ships with: bge-small's (the spec's
+// constants) and the bundled static model's (fitted from WordNet).
+func calibrations(t testing.TB) map[string]rank.Calibration {
+	enc, err := embed.OpenStatic()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return map[string]rank.Calibration{
+		"bge-small": RankCalibration(embed.SpecCalibration),
+		"static":    RankCalibration(enc.Info().Calibration),
+	}
+}
+
+func TestDuplicateNeedsLiteralAgreement(t *testing.T) {
+	for name, cal := range calibrations(t) {
+		for _, tc := range []struct {
+			a, b string
+			dup  bool
+		}{
+			{"The staging Postgres runs on port 5433 on db-stage-2.", "the staging Postgres runs on port 5433 on db-stage-2", true},
+			{"CTO of Kassa is Aino Virtanen.", "The CTO of Kassa is Aino Virtanen.", true},
+			{"tidvis is MIT licensed.", "Tidvis is MIT-licensed.", true},
+			{"Saga carries an EpiPen to practice.", "Saga carries an epipen to practices.", true},
+			{"On Tuesdays, practice is at 17:30.", "Practice is at 17:30 on Tuesdays.", true},
+			{"The door code is 4512.", "The door code is 4513.", false},
+			{"The goal is under 3:10.", "The goal is under 3:01.", false},
+			{"Elin is allergic to shellfish.", "Elin is not allergic to shellfish.", false},
+			{"Elin isn't allergic to shellfish.", "Elin is allergic to shellfish.", false},
+			{"Oskar reports to Mia.", "Mia reports to Oskar.", false},
+			{"The freeze starts on 2025-12-19.", "The freeze ends on 2025-12-19.", false},
+			{"Commit a71d09b fixed the bug.", "Commit a71d09c fixed the bug.", false},
+			{"Henrik is the younger brother.", "Henrik is the older brother.", false},
+		} {
+			// Cosine 1: the model could not tell them apart at all.
+			if got := IsDuplicate(tc.a, tc.b, 1, cal); got != tc.dup {
+				t.Errorf("%s: IsDuplicate(%q, %q) = %v, want %v", name, tc.a, tc.b, got, tc.dup)
+			}
+			if IsDuplicate(tc.a, tc.b, cal.SameMeaning-0.01, cal) {
+				t.Errorf("%s: folded %q below same_meaning", name, tc.b)
+			}
+		}
+	}
+}
+
+func TestDecideOpinion(t *testing.T) {
+	for name, cal := range calibrations(t) {
+		for _, tc := range []struct {
+			a, b string
+			want OpinionVerdict
+		}{
+			{"I prefer tabs over spaces for Go code.", "For Go code I prefer spaces, not tabs.", OpinionConflict},
+			{"I prefer tabs over spaces.", "I prefer spaces over tabs.", OpinionConflict},
+			{"Marcus prefers dark roast coffee.", "Marcus now prefers light roast coffee.", OpinionConflict},
+			{"Marcus likes Jira.", "Marcus dislikes Jira.", OpinionConflict},
+			{"Marcus prefers Neovim for Kotlin work.", "Marcus prefers IntelliJ over Neovim for Kotlin work.", OpinionConflict},
+			{"Marcus prefers REST over GraphQL for public APIs.", "For public APIs, Marcus favours REST over GraphQL.", OpinionSame},
+			{"Marcus dislikes meetings in the morning.", "Marcus doesn't like having meetings in the mornings.", OpinionSame},
+		} {
+			if got := DecideOpinion(tc.a, tc.b, 1, cal); got != tc.want {
+				t.Errorf("%s: DecideOpinion(%q, %q) = %v, want %v", name, tc.a, tc.b, got, tc.want)
+			}
+		}
+		if got := DecideOpinion("Marcus likes Jira.", "Marcus likes Jira.", cal.SameTopic-0.01, cal); got != OpinionUnrelated {
+			t.Errorf("%s: below same_topic: %v, want unrelated", name, got)
+		}
+	}
+}
+
+// A near miss is a claim and the same claim with one thing changed that
+// changes what it says. None may ever be folded, as a fact or as an
+// opinion, whatever the cosine and whichever model's calibration.
+func TestNearMissesNeverFolded(t *testing.T) {
+	cals := calibrations(t)
+	names := []string{"Oskar", "Mia", "Elin", "Saga", "Johan", "Daniel", "Aino", "Henrik"}
+	nouns := []string{"database", "cat", "team", "service", "bill", "door", "kitchen", "train"}
+	verbs := []string{"reviews", "manages", "pays", "follows", "calls", "feeds", "trusts"}
+	rapid.Check(t, func(t *rapid.T) {
+		subj := rapid.SampledFrom(append(names, nouns...)).Draw(t, "subject")
+		obj := rapid.SampledFrom(append(names, nouns...)).Filter(func(s string) bool { return s != subj }).Draw(t, "object")
+		verb := rapid.SampledFrom(verbs).Draw(t, "verb")
+		num := rapid.IntRange(0, 99999).Draw(t, "number")
+		base := []string{subj, verb, "the", obj, "at", strconv.Itoa(num)}
+		var miss []string
+		switch rapid.IntRange(0, 4).Draw(t, "change") {
+		case 0: // a changed digit
+			d := rapid.IntRange(0, len(strconv.Itoa(num))-1).Draw(t, "digit")
+			s := []byte(strconv.Itoa(num))
+			s[d] = '0' + (s[d]-'0'+byte(rapid.IntRange(1, 9).Draw(t, "by")))%10
+			miss = []string{subj, verb, "the", obj, "at", string(s)}
+		case 1: // an added negation
+			neg := rapid.SampledFrom([]string{"not", "never", "no longer"}).Draw(t, "negation")
+			miss = []string{subj, "does", neg, strings.TrimSuffix(verb, "s"), "the", obj, "at", strconv.Itoa(num)}
+			base = []string{subj, "does", strings.TrimSuffix(verb, "s"), "the", obj, "at", strconv.Itoa(num)}
+		case 2: // subject and object swapped
+			miss = []string{obj, verb, "the", subj, "at", strconv.Itoa(num)}
+		case 3: // a name changed
+			other := rapid.SampledFrom(names).Filter(func(s string) bool { return s != subj && s != obj }).Draw(t, "name")
+			miss = []string{other, verb, "the", obj, "at", strconv.Itoa(num)}
+		case 4: // a number added
+			miss = append(append([]string{}, base...), "and", strconv.Itoa(num+1))
+		}
+		a, b := strings.Join(base, " ")+".", strings.Join(miss, " ")+"."
+		if rapid.Bool().Draw(t, "swap") {
+			a, b = b, a
+		}
+		for name, cal := range cals {
+			if IsDuplicate(a, b, 1, cal) {
+				t.Fatalf("%s: %q folded into %q as a duplicate", name, b, a)
+			}
+			if DecideOpinion(a, b, 1, cal) == OpinionSame {
+				t.Fatalf("%s: opinion %q folded into %q as a restatement", name, b, a)
+			}
+		}
+	})
+}
+
+// The cases through a real vault with the bundled model: numbers
+// one digit apart are two facts, and a changed opinion is a conflict.
+func TestStoreKeepsNearMissesWithTheBundledModel(t *testing.T) {
+	enc, err := embed.OpenStatic()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, enc)
+	v := h.open("user")
+	first := h.store(v, StoreRequest{Text: "The door code is 4512."})
+	second := h.store(v, StoreRequest{Text: "The door code is 4513."})
+	if !second.Stored || second.ID == first.ID {
+		t.Fatalf("4513 after 4512: %+v, want a new memory", second)
+	}
+	if dup := h.store(v, StoreRequest{Text: "the door code is 4513"}); !dup.Duplicate || dup.ID != second.ID {
+		t.Fatalf("a restatement of 4513: %+v, want the duplicate %s", dup, second.ID)
+	}
+	for i := range 40 {
+		res := h.store(v, StoreRequest{Text: "Agent 2 observed event number " + strconv.Itoa(i) + " at the depot.", Namespace: "depot"})
+		if !res.Stored {
+			t.Fatalf("event %d: %+v, want stored", i, res)
+		}
+	}
+	old := h.store(v, StoreRequest{Text: "I prefer tabs over spaces for Go code", Kind: KindOpinion, Namespace: "prefs"})
+	res := h.store(v, StoreRequest{Text: "For Go code I prefer spaces, not tabs", Kind: KindOpinion, Namespace: "prefs"})
+	if res.Reaffirmed || len(res.Conflicts) != 1 || res.Conflicts[0].ID != old.ID {
+		t.Fatalf("changed opinion: %+v, want a conflict with %s", res, old.ID)
+	}
+}
+
+func TestIDPrefixes(t *testing.T) {
+	h := newHarness(t, bowEncoder{})
+	v := h.open("user")
+	old := h.store(v, StoreRequest{Text: "Marcus prefers dark roast coffee.", Kind: KindOpinion})
+	_, err := v.Get(old.ID[:4])
+	if !errors.Is(err, ErrTooShort) || !strings.Contains(err.Error(), "too short") {
+		t.Fatalf("4-character prefix: %v, want too short", err)
+	}
+	if _, err := v.Get("ffffffffffff"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("unknown prefix: %v, want not found", err)
+	}
+	res := h.store(v, StoreRequest{Text: "Marcus prefers light roast coffee.", Kind: KindOpinion, Supersedes: []string{old.ID[:8]}})
+	if !res.Stored || len(res.Superseded) != 1 || res.Superseded[0] != old.ID {
+		t.Fatalf("supersedes by prefix: %+v, want %s superseded", res, old.ID)
+	}
+	got, err := v.Get(old.ID[:8])
+	if err != nil || got.SupersededBy != res.ID {
+		t.Fatalf("old record after supersede: %+v, %v; want superseded by %s", got, err, res.ID)
+	}
+	if _, err := v.Store(StoreRequest{Text: "Marcus prefers tea.", Source: "chat", Kind: KindOpinion, Supersedes: []string{res.ID[:3]}}); !errors.Is(err, ErrTooShort) {
+		t.Fatalf("supersedes with a 3-character prefix: %v, want too short", err)
+	}
+}
