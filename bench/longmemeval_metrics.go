@@ -106,12 +106,25 @@ type LMEReport struct {
 	// basis: a hybrid reported at 0.95 is above what recall_any over all
 	// questions can reach when a tenth of them have no gold.
 	Answerable LMETypeReport `json:"answerable"`
+	// Peer is the same run under the peer convention for the gold (what
+	// MemPalace, ai-memory and agentmemory publish): every answer session
+	// is gold, including those none of whose user turns has has_answer
+	// (the official run renames them "noans"); at turn level every user
+	// turn of an answer session is gold.
+	Peer LMEPeer `json:"peer"`
 	// Reference is LongMemEval's own BM25 retriever on the same questions.
 	Reference LMEReference `json:"reference_bm25"`
 	// Cut is how the relevance cut (a search without top_k) behaves.
 	Cut LMECut `json:"relevance_cut"`
 	// AbstentionSkipped counts the _abs questions, skipped as officially.
 	AbstentionSkipped int `json:"abstention_skipped"`
+}
+
+// LMEPeer holds the peer-convention metrics, averaged over every
+// question.
+type LMEPeer struct {
+	Session LMEMetrics `json:"session"`
+	Turn    LMEMetrics `json:"turn"`
 }
 
 // LMEReference is the official flat-bm25 retriever's result on the run's
@@ -240,6 +253,7 @@ type lmeAccumulator struct {
 	sums    lmeSums
 	gold    lmeSums // questions with a gold document
 	ref     lmeSums // the reference retriever, all questions
+	peer    lmeSums // the peer convention's gold, all questions
 	cut     cutSums
 	// prevQuestion is the previous question asked, with its vector: an
 	// unrelated question for this one's haystack.
@@ -304,7 +318,8 @@ func (a *lmeAccumulator) evaluate(inst LMEInstance) error {
 	if len(sGold) == 0 {
 		a.noGold++
 	}
-	var session, turn, fromTurn, refSession, refTurn metricSums
+	var session, turn, fromTurn, refSession, refTurn, peerSession, peerTurn metricSums
+	sPeer, tPeer := sc.peerGold(), tc.peerGold()
 	sRef, tRef := referenceRanking(sc, inst.Question), referenceRanking(tc, inst.Question)
 	for ki, k := range LMEKs {
 		session[recallAny][ki], session[recallAll][ki], session[ndcgAny][ki] = evaluateRetrieval(sRank, sGold, sc.ids, k)
@@ -312,10 +327,13 @@ func (a *lmeAccumulator) evaluate(inst LMEInstance) error {
 		fromTurn[recallAny][ki], fromTurn[recallAll][ki], fromTurn[ndcgAny][ki] = evaluateTurnToSession(tRank, tGold, tc.ids, k)
 		refSession[recallAny][ki], refSession[recallAll][ki], refSession[ndcgAny][ki] = evaluateRetrieval(sRef, sGold, sc.ids, k)
 		refTurn[recallAny][ki], refTurn[recallAll][ki], refTurn[ndcgAny][ki] = evaluateRetrieval(tRef, tGold, tc.ids, k)
+		peerSession[recallAny][ki], peerSession[recallAll][ki], peerSession[ndcgAny][ki] = evaluateRetrieval(sRank, sPeer, sc.ids, k)
+		peerTurn[recallAny][ki], peerTurn[recallAll][ki], peerTurn[ndcgAny][ki] = evaluateRetrieval(tRank, tPeer, tc.ids, k)
 	}
 	a.n++
 	a.sums.add(session, turn, fromTurn)
 	a.ref.add(refSession, refTurn, metricSums{})
+	a.peer.add(peerSession, peerTurn, metricSums{})
 	if len(sGold) > 0 {
 		a.gold.add(session, turn, fromTurn)
 		a.refGold.add(refSession, refTurn, metricSums{})
@@ -347,6 +365,7 @@ func (a *lmeAccumulator) report() LMEReport {
 		AbstentionSkipped: a.skipped,
 		LatencyMS:         latencyMS(a.latencies),
 		Cut:               a.cut.report(),
+		Peer:              LMEPeer{Session: a.peer.averages(a.peer.session), Turn: a.peer.averages(a.peer.turn)},
 		Answerable: LMETypeReport{Questions: a.gold.n,
 			Session: a.gold.averages(a.gold.session), Turn: a.gold.averages(a.gold.turn)},
 		Reference: LMEReference{
@@ -494,7 +513,8 @@ func (r LMEReport) WriteText(w io.Writer) error {
 	for _, lv := range []struct {
 		name string
 		m    LMEMetrics
-	}{{"session", r.Session}, {"turn", r.Turn}, {"session<-turn", r.SessionFromTurns}} {
+	}{{"session", r.Session}, {"turn", r.Turn}, {"session<-turn", r.SessionFromTurns},
+		{"peer session", r.Peer.Session}, {"peer turn", r.Peer.Turn}} {
 		for mi, name := range metricNames {
 			row := lv.name + "\t" + name + "\t"
 			for ki := range LMEKs {

@@ -38,3 +38,19 @@ func SameWord(a, b string) bool {
 	na, nb := utf8.RuneCountInString(a), utf8.RuneCountInString(b)
 	return abs(na-nb) <= maxInflection && inflected(a, b)
 }
+
+// Holding returns the hits that matched query term i (Terms[i]), in no
+// particular order, without sorting the result: how a caller finds the
+// records holding a term that only a few records hold.
+func (r *Result) Holding(i int) []Hit {
+	if i < 0 || i >= 64 {
+		return nil
+	}
+	var out []Hit
+	for _, h := range r.hits {
+		if h.Matched&(1<<uint(i)) != 0 {
+			out = append(out, h)
+		}
+	}
+	return out
+}

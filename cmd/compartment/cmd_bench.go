@@ -14,8 +14,10 @@ type BenchCmd struct {
 	Million     bool   `help:"With --vectors: also HNSW at 1,000,000 vectors (about 2 GB, minutes)."`
 	Longmemeval string `help:"Retrieval on LongMemEval: a file (JSON, optionally .gz) or a variant (s, m, oracle)." placeholder:"PATH|VARIANT"`
 	Limit       int    `help:"With --longmemeval: at most this many questions."`
-	Literal     bool   `help:"With --longmemeval: the literal channel only (no embedding model)."`
-	Model       string `help:"With --longmemeval: the embedding model (default: the vault's default model)." placeholder:"NAME|PATH"`
+	Literal     bool   `help:"With --longmemeval or --claims: the literal channel only (no embedding model)."`
+	Model       string `help:"With --longmemeval or --claims: the embedding model (default: the vault's default model)." placeholder:"NAME|PATH"`
+	Claims      string `help:"Everyday recall and store decisions on a claims file (memories, questions, store pairs; see the README), through the product's own search and store in a throw-away vault." placeholder:"FILE"`
+	Verbose     bool   `help:"With --claims: list the questions whose memory did not come first."`
 	JSON        bool   `help:"Print the report as JSON." name:"json"`
 }
 
@@ -48,6 +50,23 @@ func (c *BenchCmd) Run(app *App) error {
 			return rep.WriteJSON(app.Stdout)
 		}
 		return rep.WriteText(app.Stdout)
+	case c.Claims != "":
+		var enc embed.Encoder
+		if !c.Literal {
+			var err error
+			if enc, err = openEncoder(c.Model); err != nil {
+				return err
+			}
+			defer enc.Close()
+		}
+		rep, err := bench.RunClaims(bench.ClaimsOptions{Path: c.Claims, Encoder: enc, Verbose: c.Verbose}, progress)
+		if err != nil {
+			return err
+		}
+		if c.JSON {
+			return rep.WriteJSON(app.Stdout)
+		}
+		return rep.WriteText(app.Stdout)
 	}
-	return errors.New("choose a benchmark: --vectors or --longmemeval PATH|VARIANT")
+	return errors.New("choose a benchmark: --vectors, --longmemeval PATH|VARIANT or --claims FILE")
 }

@@ -2,7 +2,10 @@ package search
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/compartment/compartment/fts"
 	"github.com/compartment/compartment/rank"
@@ -78,6 +81,7 @@ type candidate struct {
 	window           int
 	rankVec, rankLex int
 	lex              fts.Hit
+	conclusive       bool // holds an identifier unique in the vault
 	sig              rank.Signals
 	evidence         float64
 	imp, op          float64
@@ -109,7 +113,7 @@ func (e *Engine) Search(q Query) ([]Result, error) {
 		cands := r.gather(pool)
 		kept, picked := r.rank(cands)
 		if attempt == rank.PoolWidenings || !r.widen(kept, picked) {
-			return r.results(kept, picked), nil
+			return r.fill(r.results(kept, picked)), nil
 		}
 		pool *= rank.PoolGrowth
 	}
@@ -175,6 +179,11 @@ func (r *run) gather(pool int) []*candidate {
 	for _, h := range top {
 		get(h.Doc)
 	}
+	// A record holding an identifier of the query that no other record
+	// holds is always a candidate, and conclusive, whatever the pool.
+	for _, doc := range r.uniqueIdentifierDocs() {
+		get(doc).conclusive = true
+	}
 	// Every candidate the literal channel found at all gets its p_lex and
 	// its rank (BM25 order), also those the vector pool brought in.
 	docs := make([]uint32, len(cands))
@@ -211,9 +220,45 @@ func (r *run) rank(cands []*candidate) ([]*candidate, []int) {
 	return kept, rank.Cut(scored, r.q.TopK, r.floor)
 }
 
+// uniqueIdentifierDocs returns the records holding a query term that is an
+// identifier ([isIdentifier]) held by exactly one record: a port, a
+// ticket number, a commit SHA named inside a sentence ("which host is on
+// port 2345", "tell me about 9f3c2e1a7b4d") is as conclusive as typed
+// alone, whatever the other words of the question share with the rest of
+// the vault.
+func (r *run) uniqueIdentifierDocs() []uint32 {
+	var out []uint32
+	for i, t := range r.lex.Terms {
+		if t.DF != 1 || !t.Active || !isIdentifier(t.Text) {
+			continue
+		}
+		for _, h := range r.lex.Holding(i) {
+			out = append(out, h.Doc)
+		}
+	}
+	return out
+}
+
+// isIdentifier reports whether a query term reads as an identifier rather
+// than a word: at least four runes, one of them a digit.
+func isIdentifier(term string) bool {
+	if utf8.RuneCountInString(term) < 4 {
+		return false
+	}
+	return strings.ContainsAny(term, "0123456789")
+}
+
 func (r *run) score(c *candidate) {
 	st := r.e.docs[c.doc]
 	c.sig = rank.Signals{PVec: r.e.cal.PVec(c.cos), PLex: c.lex.PLex, RankVec: c.rankVec, RankLex: c.rankLex}
+	if c.conclusive {
+		// Conclusive literal evidence: the cap, which no semantic match
+		// alone can outvote (rank.SemanticCap).
+		c.sig.PLex = rank.LiteralCap
+		if c.sig.RankLex == 0 {
+			c.sig.RankLex = 1
+		}
+	}
 	if !st.meta.Reference {
 		c.sig.Share = r.e.pop.share(st.meta.Seq, r.q.Namespaces)
 	}
@@ -265,6 +310,44 @@ func (r *run) results(kept []*candidate, picked []int) []Result {
 		res := Result{Doc: c.doc, Score: c.scored.Final, Unaged: c.scored.Unaged}
 		if r.q.Explain {
 			res.Explain = r.explain(c)
+		}
+		out = append(out, res)
+	}
+	return out
+}
+
+// fill completes a top_k answer to exactly top_k results when the scope
+// (the records the filter accepts) holds that many: after the records with
+// evidence come the others, newest first, at score 0. "top_k 3" over four
+// memories returns three.
+func (r *run) fill(out []Result) []Result {
+	if r.q.TopK <= 0 || len(out) >= r.q.TopK {
+		return out
+	}
+	have := make(map[uint32]bool, len(out))
+	for _, res := range out {
+		have[res.Doc] = true
+	}
+	var rest []uint32
+	for doc := range r.e.docs {
+		if !have[doc] && (r.q.Filter == nil || r.q.Filter(doc)) {
+			rest = append(rest, doc)
+		}
+	}
+	slices.SortFunc(rest, func(a, b uint32) int {
+		sa, sb := r.e.docs[a].meta.Seq, r.e.docs[b].meta.Seq
+		switch {
+		case sa > sb:
+			return -1
+		case sa < sb:
+			return 1
+		}
+		return int(a) - int(b)
+	})
+	for _, doc := range rest[:min(len(rest), r.q.TopK-len(out))] {
+		res := Result{Doc: doc}
+		if r.q.Explain {
+			res.Explain = &Explanation{Mode: fts.ModeNone.String(), Framing: r.lex.Framing}
 		}
 		out = append(out, res)
 	}

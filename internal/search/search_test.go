@@ -155,9 +155,22 @@ func TestTopKExactly(t *testing.T) {
 			}
 		}
 	}
-	// More than match: only those with evidence.
-	if res := mustSearch(t, e, Query{Text: "apple", TopK: 500}); len(res) != 150 {
-		t.Errorf("top_k 500 returned %d, want the 150 that match", len(res))
+	// More than match: the 150 with evidence first, then others, still
+	// exactly top_k while the scope holds that many.
+	res := mustSearch(t, e, Query{Text: "apple", TopK: 500})
+	if len(res) != 500 || res[149].Score <= 0 || res[150].Score != 0 {
+		t.Errorf("top_k 500 returned %d (151st score %v), want the 150 that match then 350 more at 0", len(res), res[min(150, len(res)-1)].Score)
+	}
+	// A scope of four memories, top_k 3, and a query only one matches.
+	small := New(0)
+	for i, text := range []string{"Max moved the CRM to Postgres.", "The boiler is serviced in May.", "Saga plays violin.", "Port 5433 is staging."} {
+		mustAdd(t, small, uint32(i), text, nil, DocMeta{Seq: uint64(i)})
+	}
+	if res := mustSearch(t, small, Query{Text: "violin", TopK: 3}); len(res) != 3 || res[0].Doc != 2 {
+		t.Errorf("top_k 3 over 4 memories: %+v, want 3 with doc 2 first", res)
+	}
+	if res := mustSearch(t, small, Query{Text: "violin", TopK: 9}); len(res) != 4 {
+		t.Errorf("top_k 9 over 4 memories returned %d, want all 4", len(res))
 	}
 	if res := mustSearch(t, e, Query{Text: "apple"}); len(res) != rank.MaxResults {
 		t.Errorf("relevance cut returned %d, want the cap %d", len(res), rank.MaxResults)
@@ -502,5 +515,23 @@ func TestLiteralFloorInASemanticQuery(t *testing.T) {
 	}
 	if r := res[0]; r.Unaged >= rank.Floor(true) || r.Explain.PVec != 0 {
 		t.Errorf("doc 1 passed on the combined floor (unaged %v, p_vec %v): the test no longer tests the literal floor", r.Unaged, r.Explain.PVec)
+	}
+}
+
+// An identifier unique in the vault is conclusive inside a sentence: the
+// record holding it comes first whatever the other words share.
+func TestUniqueIdentifierConclusiveInSentence(t *testing.T) {
+	e := New(0)
+	for i := range 3000 {
+		mustAdd(t, e, uint32(i), fmt.Sprintf("host app-%d listens on port %d for the zzz service", 20000+i, 30000+i), nil, DocMeta{Seq: uint64(i)})
+	}
+	mustAdd(t, e, 5000, "The metrics host is on port 2345.", nil, DocMeta{Seq: 5000})
+	for _, q := range []string{"2345 zzz port", "which host is on port 2345", "tell me about port 2345 and the zzz service host"} {
+		for _, k := range []int{0, 1, 10} {
+			res := mustSearch(t, e, Query{Text: q, TopK: k})
+			if len(res) == 0 || res[0].Doc != 5000 {
+				t.Errorf("%q top_k %d: first %v, want the record holding 2345", q, k, res[:min(1, len(res))])
+			}
+		}
 	}
 }

@@ -1,0 +1,379 @@
+package bench
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/compartment/compartment/embed"
+	"github.com/compartment/compartment/internal/vault"
+	"github.com/compartment/compartment/vaultfmt"
+)
+
+// ClaimsOptions configure [RunClaims].
+type ClaimsOptions struct {
+	// Path is a claims file: {"memories": [...], "questions": [...],
+	// "unrelated": [...], "store_pairs": [...]} (see the data README).
+	Path string
+	// Encoder turns on the semantic channel; nil searches literally only.
+	Encoder embed.Encoder
+	// Verbose lists the questions whose expected memory did not come
+	// first.
+	Verbose bool
+}
+
+// claimsFile is the claims data set.
+type claimsFile struct {
+	Name     string `json:"name"`
+	Memories []struct {
+		ID         string   `json:"id"`
+		Text       string   `json:"text"`
+		Source     string   `json:"source"`
+		Kind       string   `json:"kind"`
+		Importance *float64 `json:"importance"`
+		Tags       []string `json:"tags"`
+		Discovered string   `json:"discovered"`
+	} `json:"memories"`
+	Questions []struct {
+		Q      string   `json:"q"`
+		Expect []string `json:"expect"`
+		Type   string   `json:"type"`
+	} `json:"questions"`
+	Unrelated  []string `json:"unrelated"`
+	StorePairs []struct {
+		First  string `json:"first"`
+		Second string `json:"second"`
+		Kind   string `json:"kind"`
+		Expect string `json:"expect"`
+	} `json:"store_pairs"`
+}
+
+// ClaimsReport is the result of [RunClaims], with the fields and names of
+// the black-box tool (tools/claims_eval.py), so the two compare directly.
+type ClaimsReport struct {
+	Data      string `json:"data"`
+	Memories  int    `json:"memories"`
+	Questions int    `json:"questions"`
+	Encoder   string `json:"encoder,omitempty"`
+	Default   struct {
+		Hit1  float64 `json:"hit@1"`
+		Hit   float64 `json:"hit"`
+		Empty float64 `json:"empty"`
+		Extra float64 `json:"extra_per_q"`
+	} `json:"default"`
+	Top5 struct {
+		Recall5 float64 `json:"recall@5"`
+		MRR5    float64 `json:"mrr@5"`
+	} `json:"top5"`
+	UnrelatedQuiet float64 `json:"unrelated_quiet"`
+	Store          struct {
+		Correct     string                    `json:"correct"`
+		FactsLost   int                       `json:"facts_lost"`
+		UpdatesLost int                       `json:"updates_lost"`
+		Outcomes    map[string]map[string]int `json:"outcomes"`
+	} `json:"store"`
+	ByType map[string]ClaimsTypeReport `json:"by_type"`
+	Misses []ClaimsMiss                `json:"misses,omitempty"`
+}
+
+// ClaimsTypeReport is one question type's share.
+type ClaimsTypeReport struct {
+	N       int     `json:"n"`
+	Hit1    float64 `json:"hit@1"`
+	Recall5 float64 `json:"recall@5"`
+}
+
+// ClaimsMiss is a question whose expected memory did not come first.
+type ClaimsMiss struct {
+	Q       string   `json:"q"`
+	Expect  []string `json:"expect"`
+	Default []string `json:"default"`
+	Top5    []string `json:"top5"`
+}
+
+// What each expected class of a store pair should get, and which outcomes
+// lose information (as tools/claims_eval.py counts them).
+var (
+	claimsGood = map[string][]string{"distinct": {"stored"}, "duplicate": {"duplicate", "reaffirmed"},
+		"opinion_update": {"conflict"}, "opinion_restate": {"reaffirmed", "duplicate"}}
+	claimsLoses = map[string][]string{"distinct": {"duplicate", "reaffirmed"}, "opinion_update": {"duplicate", "reaffirmed"}}
+)
+
+// RunClaims measures everyday recall and store decisions on a claims file
+// through the product's own code: a fresh vault in a temporary directory,
+// the memories imported (each tagged cid-<id>), every question searched
+// with no top_k (the relevance cut agents get) and with top_k 5, the
+// unrelated questions searched, and each store pair stored in a fresh
+// namespace. The metrics are those of tools/claims_eval.py.
+func RunClaims(opts ClaimsOptions, progress io.Writer) (ClaimsReport, error) {
+	var rep ClaimsReport
+	raw, err := os.ReadFile(opts.Path)
+	if err != nil {
+		return rep, fmt.Errorf("bench: claims: %w", err)
+	}
+	var data claimsFile
+	if err := json.Unmarshal(raw, &data); err != nil {
+		return rep, fmt.Errorf("bench: claims %s: %w", opts.Path, err)
+	}
+	if len(data.Questions) == 0 {
+		return rep, fmt.Errorf("bench: claims %s: no questions", opts.Path)
+	}
+	if progress == nil {
+		progress = io.Discard
+	}
+	dir, err := os.MkdirTemp("", "compartment-claims-")
+	if err != nil {
+		return rep, fmt.Errorf("bench: claims: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	v, err := claimsVault(filepath.Join(dir, "claims.vault"), opts.Encoder)
+	if err != nil {
+		return rep, err
+	}
+	defer v.Close()
+	const ns = "claims"
+	if err := importClaims(v, data, ns); err != nil {
+		return rep, err
+	}
+	fmt.Fprintf(progress, "claims: %d memories imported\n", len(data.Memories))
+	rep.Data, rep.Memories, rep.Questions = data.Name, len(data.Memories), len(data.Questions)
+	if rep.Data == "" {
+		rep.Data = filepath.Base(opts.Path)
+	}
+	if opts.Encoder != nil {
+		rep.Encoder = opts.Encoder.Info().Name
+	}
+	if err := claimsQuestions(v, data, ns, opts.Verbose, &rep); err != nil {
+		return rep, err
+	}
+	quiet := 0
+	for _, q := range data.Unrelated {
+		hits, err := v.Search(vault.SearchRequest{Query: q, Namespace: ns})
+		if err != nil || len(hits) == 0 {
+			quiet++
+		}
+	}
+	rep.UnrelatedQuiet = round4(float64(quiet) / float64(max(1, len(data.Unrelated))))
+	claimsStorePairs(v, data, &rep)
+	return rep, nil
+}
+
+// claimsVault creates a throw-away vault with a random passphrase and a
+// light key derivation (nothing in it outlives the run).
+func claimsVault(path string, enc embed.Encoder) (*vault.Vault, error) {
+	pass := make([]byte, 32)
+	if _, err := rand.Read(pass); err != nil {
+		return nil, fmt.Errorf("bench: claims: %w", err)
+	}
+	v, err := vault.Create(path, vault.Options{Unlock: vaultfmt.Unlock{Passphrase: pass}, Encoder: enc,
+		KDF: vaultfmt.KDFParams{Time: 1, MemoryKiB: 8 * 1024, Threads: 1}})
+	if err != nil {
+		return nil, fmt.Errorf("bench: claims: %w", err)
+	}
+	return v, nil
+}
+
+// importClaims imports the memories as `compartment import` does.
+func importClaims(v *vault.Vault, data claimsFile, ns string) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	for _, m := range data.Memories {
+		rec := map[string]any{"text": m.Text, "source": cmpOr(m.Source, "from chat"), "namespace": ns,
+			"kind": cmpOr(m.Kind, "fact"), "importance": 0.5,
+			"tags": append([]string{"cid-" + strings.ToLower(m.ID)}, m.Tags...)}
+		if m.Importance != nil {
+			rec["importance"] = *m.Importance
+		}
+		if m.Discovered != "" {
+			rec["discovered"] = m.Discovered
+		}
+		if err := enc.Encode(rec); err != nil {
+			return err
+		}
+	}
+	if _, err := v.Import(&buf, "from chat", nil); err != nil {
+		return fmt.Errorf("bench: claims: import: %w", err)
+	}
+	return nil
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// claimsQuestions runs the questions, default and top_k 5.
+func claimsQuestions(v *vault.Vault, data claimsFile, ns string, verbose bool, rep *ClaimsReport) error {
+	type sums struct{ n, hit1, r5 float64 }
+	byType := map[string]*sums{}
+	var hit1, hit, empty, extra, r5, mrr float64
+	for _, q := range data.Questions {
+		want := map[string]bool{}
+		for _, e := range q.Expect {
+			want[strings.ToLower(e)] = true
+		}
+		def, err := claimsSearch(v, q.Q, ns, 0)
+		if err != nil {
+			return err
+		}
+		top, err := claimsSearch(v, q.Q, ns, 5)
+		if err != nil {
+			return err
+		}
+		first := len(def) > 0 && want[def[0]]
+		hit1 += b2f(first)
+		hit += b2f(slices.ContainsFunc(def, func(c string) bool { return want[c] }))
+		empty += b2f(len(def) == 0)
+		for _, c := range def {
+			extra += b2f(!want[c])
+		}
+		found := slices.ContainsFunc(top[:min(5, len(top))], func(c string) bool { return want[c] })
+		r5 += b2f(found)
+		for i, c := range top[:min(5, len(top))] {
+			if want[c] {
+				mrr += 1 / float64(i+1)
+				break
+			}
+		}
+		s := byType[cmpOr(q.Type, "?")]
+		if s == nil {
+			s = &sums{}
+			byType[cmpOr(q.Type, "?")] = s
+		}
+		s.n++
+		s.hit1 += b2f(first)
+		s.r5 += b2f(found)
+		if verbose && !first {
+			rep.Misses = append(rep.Misses, ClaimsMiss{Q: q.Q, Expect: q.Expect, Default: def[:min(3, len(def))], Top5: top})
+		}
+	}
+	n := float64(len(data.Questions))
+	rep.Default.Hit1, rep.Default.Hit, rep.Default.Empty = round4(hit1/n), round4(hit/n), round4(empty/n)
+	rep.Default.Extra = float64(int(extra/n*100+0.5)) / 100
+	rep.Top5.Recall5, rep.Top5.MRR5 = round4(r5/n), round4(mrr/n)
+	rep.ByType = map[string]ClaimsTypeReport{}
+	for t, s := range byType {
+		rep.ByType[t] = ClaimsTypeReport{N: int(s.n), Hit1: round4(s.hit1 / s.n), Recall5: round4(s.r5 / s.n)}
+	}
+	return nil
+}
+
+// claimsSearch returns the cid tags of a search's results, in order ("" for
+// a result without one).
+func claimsSearch(v *vault.Vault, q, ns string, topK int) ([]string, error) {
+	hits, err := v.Search(vault.SearchRequest{Query: q, Namespace: ns, TopK: topK})
+	if err != nil {
+		return nil, fmt.Errorf("bench: claims: search %q: %w", q, err)
+	}
+	out := make([]string, len(hits))
+	for i, h := range hits {
+		for _, t := range h.Tags {
+			if c, ok := strings.CutPrefix(strings.ToLower(t), "cid-"); ok {
+				out[i] = c
+			}
+		}
+	}
+	return out, nil
+}
+
+// claimsStorePairs stores each pair in a fresh namespace and classifies
+// what the second store did.
+func claimsStorePairs(v *vault.Vault, data claimsFile, rep *ClaimsReport) {
+	outcomes := map[string]map[string]int{}
+	ok, factsLost, updatesLost := 0, 0, 0
+	for i, p := range data.StorePairs {
+		ns := fmt.Sprintf("pair-%03d", i)
+		kind := cmpOr(p.Kind, "fact")
+		_, _ = v.Store(vault.StoreRequest{Text: p.First, Source: "from chat", Namespace: ns, Kind: kind})
+		res, err := v.Store(vault.StoreRequest{Text: p.Second, Source: "from chat", Namespace: ns, Kind: kind})
+		got := classifyStore(res, err)
+		if outcomes[p.Expect] == nil {
+			outcomes[p.Expect] = map[string]int{}
+		}
+		outcomes[p.Expect][got]++
+		if slices.Contains(claimsGood[p.Expect], got) {
+			ok++
+		}
+		if slices.Contains(claimsLoses[p.Expect], got) {
+			switch p.Expect {
+			case "distinct":
+				factsLost++
+			case "opinion_update":
+				updatesLost++
+			}
+		}
+	}
+	rep.Store.Correct = fmt.Sprintf("%d/%d", ok, len(data.StorePairs))
+	rep.Store.FactsLost, rep.Store.UpdatesLost, rep.Store.Outcomes = factsLost, updatesLost, outcomes
+}
+
+func classifyStore(res vault.StoreResult, err error) string {
+	switch {
+	case err != nil:
+		return "error"
+	case len(res.Conflicts) > 0:
+		return "conflict"
+	case res.Reaffirmed:
+		return "reaffirmed"
+	case res.Duplicate:
+		return "duplicate"
+	case res.Stored:
+		return "stored"
+	}
+	return "other"
+}
+
+// WriteJSON prints the report as one JSON object.
+func (r ClaimsReport) WriteJSON(w io.Writer) error {
+	return json.NewEncoder(w).Encode(r)
+}
+
+// WriteText prints the report as a table.
+func (r ClaimsReport) WriteText(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	channels := "literal channel"
+	if r.Encoder != "" {
+		channels = "hybrid (" + r.Encoder + ")"
+	}
+	fmt.Fprintf(tw, "claims %s: %d memories, %d questions, %s\n\n", r.Data, r.Memories, r.Questions, channels)
+	fmt.Fprintf(tw, "default search (no top_k)\thit@1 %.2f\thit %.2f\tempty %.2f\textra %.2f per question\n",
+		r.Default.Hit1, r.Default.Hit, r.Default.Empty, r.Default.Extra)
+	fmt.Fprintf(tw, "top_k 5\trecall@5 %.2f\tMRR %.3f\n", r.Top5.Recall5, r.Top5.MRR5)
+	fmt.Fprintf(tw, "unrelated questions answered with nothing\t%.3f\n", r.UnrelatedQuiet)
+	fmt.Fprintf(tw, "store pairs decided correctly\t%s\tfacts lost %d\tupdates lost %d\n", r.Store.Correct, r.Store.FactsLost, r.Store.UpdatesLost)
+	for _, exp := range sortedKeys(r.Store.Outcomes) {
+		var parts []string
+		for _, got := range sortedKeys(r.Store.Outcomes[exp]) {
+			parts = append(parts, fmt.Sprintf("%s %d", got, r.Store.Outcomes[exp][got]))
+		}
+		fmt.Fprintf(tw, "  %s\t%s\n", exp, strings.Join(parts, ", "))
+	}
+	fmt.Fprintln(tw)
+	for _, t := range sortedKeys(r.ByType) {
+		s := r.ByType[t]
+		fmt.Fprintf(tw, "  %s\t%d questions\thit@1 %.2f\trecall@5 %.2f\n", t, s.N, s.Hit1, s.Recall5)
+	}
+	for _, m := range r.Misses {
+		fmt.Fprintf(tw, "  miss\t%q\texpect %v\tdefault %v\ttop5 %v\n", m.Q, m.Expect, m.Default, m.Top5)
+	}
+	return tw.Flush()
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
