@@ -182,12 +182,40 @@ type Signals struct {
 	PVec, PLex       float64
 	RankVec, RankLex int     // 1-based; 0 = not found by that channel
 	Share            float64 // vault share q, in [0, 1]
+	// LexBest is the strongest p_lex among the records the query
+	// searches (0: none), which sets how reliable the semantic channel
+	// is for this query ([SemanticReliability]).
+	LexBest float64
+}
+
+// SemanticReliability is the weight of the semantic channel's evidence
+// in a query whose strongest literal match has p_lex = best:
+//
+//	ρ = √(1 − best)
+//
+// The literal channel's p_lex is the share of the query's information a
+// record holds; when some record holds nearly all of it, the literal
+// channel has answered and a cosine (which cannot see which number or
+// name a text holds) must not outvote it; when no record holds much of
+// it (a paraphrase), the semantic channel keeps its full weight. A
+// conclusive literal match (p_lex at its cap 0.999) leaves ρ ≈ 0.03. The
+// square root was chosen on LongMemEval_S dev (ρ = 1 − best weighs the
+// semantic channel too little for questions with a partial literal
+// match); it makes the hybrid at least the literal channel there on
+// every recall_any@k and ndcg@k but session @1 (one question short).
+func SemanticReliability(best float64) float64 {
+	if !(best > 0) {
+		return 1
+	}
+	return math.Sqrt(max(0, 1-min(best, 1)))
 }
 
 // Evidence fuses the two channels as alternatives (a soft OR in log
-// space), aging only the semantic term:
+// space), weighing the semantic channel by its reliability ρ for the
+// query ([SemanticReliability]) and aging only the semantic term:
 //
-//	evidence = aged(−0.75·ln(1−p_vec), q) − 0.25·ln(1−p_lex) + residue
+//	evidence = aged(ρ·−0.75·ln(1−p_vec), q) − 0.25·ln(1−p_lex)
+//	         + w_rrf·k·[ρ/(k + r_vec) + 1/(k + r_lex)]
 func Evidence(s Signals) float64 {
 	// A channel that found no evidence contributes no rank either, so a
 	// record that matched nothing scores zero.
@@ -200,7 +228,9 @@ func Evidence(s Signals) float64 {
 	if s.PVec == 0 && s.PLex == 0 {
 		return 0
 	}
-	return Aged(VecTerm(s.PVec), s.Share) + LexTerm(s.PLex) + Residue(s.RankVec, s.RankLex)
+	rho := SemanticReliability(s.LexBest)
+	return Aged(rho*VecTerm(s.PVec), s.Share) + LexTerm(s.PLex) +
+		rho*Residue(s.RankVec, 0) + Residue(0, s.RankLex)
 }
 
 // Unaged is the evidence with no aging: what the relevance cut reads, so

@@ -349,3 +349,31 @@ func TestPropertyAgingSemanticOnly(t *testing.T) {
 		}
 	})
 }
+
+// With a conclusive literal match in the query's scope, no record can
+// overtake it on the semantic channel, however close its cosine; without
+// one the semantic channel keeps its whole weight.
+func TestSemanticReliability(t *testing.T) {
+	if SemanticReliability(0) != 1 || SemanticReliability(-1) != 1 {
+		t.Fatal("no literal match must leave the semantic channel whole")
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		for _, cal := range []Calibration{SpecCalibration, {CosFloor: 0.2476, CosCeil: 0.8459, SameMeaning: 0.5369, SameTopic: 0.5202}} {
+			conclusive := Signals{PLex: LiteralCap, RankLex: rapid.IntRange(1, 50).Draw(t, "lex rank"), LexBest: LiteralCap,
+				PVec: cal.PVec(rapid.Float64Range(-1, 1).Draw(t, "its cos")), RankVec: rapid.IntRange(0, 50).Draw(t, "its vec rank")}
+			other := Signals{PVec: cal.PVec(rapid.Float64Range(-1, 1).Draw(t, "cos")), RankVec: 1,
+				PLex: rapid.Float64Range(0, 0.9).Draw(t, "p_lex"), RankLex: rapid.IntRange(0, 50).Draw(t, "rank"), LexBest: LiteralCap}
+			if Unaged(other) >= Unaged(conclusive) {
+				t.Fatalf("%+v outvotes the conclusive %+v", other, conclusive)
+			}
+		}
+	})
+	s := Signals{PVec: 0.5, RankVec: 1}
+	if got, want := Evidence(s), VecTerm(0.5)+Residue(1, 0); !near(got, want) {
+		t.Fatalf("no literal match: evidence %v, want %v", got, want)
+	}
+	s.LexBest = 0.75
+	if got, want := Evidence(s), 0.5*(VecTerm(0.5)+Residue(1, 0)); !near(got, want) {
+		t.Fatalf("best p_lex 0.75: evidence %v, want half of the semantic term, %v", got, want)
+	}
+}

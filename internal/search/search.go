@@ -126,6 +126,7 @@ type run struct {
 	lex      *fts.Result
 	semantic bool
 	floor    float64
+	lexBest  float64 // strongest p_lex among the candidates the filter keeps
 	// What the last gather saw at the edge of each pool, to bound the
 	// score of records beyond it.
 	vecFull, lexFull bool
@@ -208,16 +209,38 @@ func (r *run) rank(cands []*candidate) ([]*candidate, []int) {
 			r.rejected++
 			continue
 		}
+		kept = append(kept, c)
+	}
+	// The semantic channel's reliability reads the strongest literal
+	// match among the records this query may return.
+	r.lexBest = 0
+	for _, c := range kept {
+		r.lexBest = max(r.lexBest, c.pLex())
+	}
+	n := 0
+	for _, c := range kept {
 		r.score(c)
 		if c.scored.Unaged > 0 {
-			kept = append(kept, c)
+			kept[n] = c
+			n++
 		}
 	}
+	kept = kept[:n]
 	scored := make([]rank.Scored, len(kept))
 	for i, c := range kept {
 		scored[i] = c.scored
 	}
 	return kept, rank.Cut(scored, r.q.TopK, r.floor)
+}
+
+// pLex is the candidate's literal probability: the cap for a record
+// holding a unique identifier of the query (conclusive literal evidence,
+// which no semantic match alone can outvote: rank.SemanticCap).
+func (c *candidate) pLex() float64 {
+	if c.conclusive {
+		return rank.LiteralCap
+	}
+	return c.lex.PLex
 }
 
 // uniqueIdentifierDocs returns the records holding a query term that is an
@@ -250,14 +273,9 @@ func isIdentifier(term string) bool {
 
 func (r *run) score(c *candidate) {
 	st := r.e.docs[c.doc]
-	c.sig = rank.Signals{PVec: r.e.cal.PVec(c.cos), PLex: c.lex.PLex, RankVec: c.rankVec, RankLex: c.rankLex}
-	if c.conclusive {
-		// Conclusive literal evidence: the cap, which no semantic match
-		// alone can outvote (rank.SemanticCap).
-		c.sig.PLex = rank.LiteralCap
-		if c.sig.RankLex == 0 {
-			c.sig.RankLex = 1
-		}
+	c.sig = rank.Signals{PVec: r.e.cal.PVec(c.cos), PLex: c.pLex(), RankVec: c.rankVec, RankLex: c.rankLex, LexBest: r.lexBest}
+	if c.conclusive && c.sig.RankLex == 0 {
+		c.sig.RankLex = 1
 	}
 	if !st.meta.Reference {
 		c.sig.Share = r.e.pop.share(st.meta.Seq, r.q.Namespaces)
@@ -291,7 +309,7 @@ func (r *run) widen(kept []*candidate, picked []int) bool {
 	for _, c := range kept {
 		best = max(best, c.scored.Unaged)
 	}
-	var bound rank.Signals
+	bound := rank.Signals{LexBest: r.lexBest}
 	if r.vecFull {
 		bound.PVec, bound.RankVec = r.e.cal.PVec(r.lastCos), r.vecRanked+1
 	}
