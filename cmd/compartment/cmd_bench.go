@@ -33,33 +33,23 @@ func (c *BenchCmd) Run(app *App) error {
 			return printJSON(app.Stdout, rep)
 		}
 		return rep.WriteText(app.Stdout)
-	case c.Longmemeval != "":
-		var enc embed.Encoder
-		if !c.Literal {
-			var err error
-			if enc, err = openEncoder(c.Model); err != nil {
-				return err
-			}
-			defer enc.Close()
-		}
-		rep, err := bench.RunLongMemEval(bench.LMEOptions{Path: c.Longmemeval, Limit: c.Limit, Encoder: enc}, progress)
+	case c.Longmemeval != "", c.Claims != "":
+		enc, err := c.encoder()
 		if err != nil {
 			return err
 		}
-		if c.JSON {
-			return rep.WriteJSON(app.Stdout)
-		}
-		return rep.WriteText(app.Stdout)
-	case c.Claims != "":
-		var enc embed.Encoder
-		if !c.Literal {
-			var err error
-			if enc, err = openEncoder(c.Model); err != nil {
-				return err
-			}
+		if enc != nil {
 			defer enc.Close()
 		}
-		rep, err := bench.RunClaims(bench.ClaimsOptions{Path: c.Claims, Encoder: enc, Verbose: c.Verbose}, progress)
+		var rep interface {
+			WriteJSON(io.Writer) error
+			WriteText(io.Writer) error
+		}
+		if c.Longmemeval != "" {
+			rep, err = bench.RunLongMemEval(bench.LMEOptions{Path: c.Longmemeval, Limit: c.Limit, Encoder: enc}, progress)
+		} else {
+			rep, err = bench.RunClaims(bench.ClaimsOptions{Path: c.Claims, Encoder: enc, Verbose: c.Verbose}, progress)
+		}
 		if err != nil {
 			return err
 		}
@@ -69,4 +59,13 @@ func (c *BenchCmd) Run(app *App) error {
 		return rep.WriteText(app.Stdout)
 	}
 	return errors.New("choose a benchmark: --vectors, --longmemeval PATH|VARIANT or --claims FILE")
+}
+
+// encoder opens the embedding model a retrieval benchmark runs with; nil
+// with --literal.
+func (c *BenchCmd) encoder() (embed.Encoder, error) {
+	if c.Literal {
+		return nil, nil
+	}
+	return openEncoder(c.Model)
 }
