@@ -126,6 +126,9 @@ func IsDuplicate(old, text string, cos float64, cal rank.Calibration) bool {
 // same word at every position, up to inflection.
 func claimsAgree(a, b string, opinion bool) bool {
 	wa, wb := claimWords(a, opinion), claimWords(b, opinion)
+	if opinion {
+		return elaborates(wa, wb)
+	}
 	if len(wa) != len(wb) {
 		return false
 	}
@@ -137,11 +140,33 @@ func claimsAgree(a, b string, opinion bool) bool {
 	return true
 }
 
+// elaborates reports whether two opinions' canonical words are the same
+// words in the same order once the longer is allowed extra function words
+// (prepositions, wh-words, pronouns: "Marcus thinks ORMs hide too much of
+// what is going on" restates "Marcus thinks ORMs hide too much"). An extra
+// content word, name, number, negation or comparison is never allowed.
+func elaborates(a, b []string) bool {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	i := 0
+	for _, w := range b {
+		switch {
+		case i < len(a) && fts.SameWord(a[i], w):
+			i++
+		case !elaboration[w]:
+			return false
+		}
+	}
+	return i == len(a)
+}
+
 // claimWords is a claim's canonical word sequence: the literal channel's
 // words (case-folded, punctuation gone), a leading adverbial phrase moved
 // to the end ("For small services, X" = "X for small services"), the
 // articles dropped, possessive 's dropped, every negation written "not"
-// (not, n't, no, never, without, …), "than" written "over". For an
+// (not, n't, no, never, without, …), "than" written "over", a word
+// over-X written "too X". For an
 // opinion the stance words are dropped too (how the opinion is held:
 // prefer, like, think, would rather, …), as are auxiliaries, be-forms,
 // possessive pronouns and the light verbs use/take/have, and a negative
@@ -164,6 +189,12 @@ func claimWords(text string, opinion bool) []string {
 			w = "not"
 		case w == "than":
 			w = "over"
+		}
+		if x, ok := strings.CutPrefix(w, "over"); ok && len(x) >= 5 {
+			// overcomplicated = too complicated, overpriced = too priced:
+			// the prefix is the degree word.
+			out = append(out, "too", x)
+			continue
 		}
 		if opinion {
 			if negativeStance(w) {
@@ -206,6 +237,10 @@ var (
 	// opinionFunction words carry no content of an opinion.
 	opinionFunction = setOf("is", "are", "was", "were", "be", "been", "am", "do", "does", "did",
 		"his", "her", "their", "its", "my", "our", "your", "that", "use", "take", "have", "has", "having", "using", "taking")
+	// elaboration words may be added to an opinion without changing it.
+	elaboration = setOf("of", "on", "in", "at", "to", "for", "with", "by", "from", "about", "into",
+		"what", "which", "who", "how", "when", "where", "why", "it", "them", "this", "these", "those",
+		"go", "goes", "going", "gone", "went")
 	// frontingWords start an adverbial phrase that may lead a sentence.
 	frontingWords = setOf("for", "in", "within", "at", "on", "during", "with", "when", "after", "before", "across", "outside", "inside")
 )

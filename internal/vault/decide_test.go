@@ -68,6 +68,10 @@ func TestDecideOpinion(t *testing.T) {
 			{"Marcus prefers Neovim for Kotlin work.", "Marcus prefers IntelliJ over Neovim for Kotlin work.", OpinionConflict},
 			{"Marcus prefers REST over GraphQL for public APIs.", "For public APIs, Marcus favours REST over GraphQL.", OpinionSame},
 			{"Marcus dislikes meetings in the morning.", "Marcus doesn't like having meetings in the mornings.", OpinionSame},
+			{"Marcus finds Helm charts overcomplicated.", "Marcus thinks Helm charts are too complicated.", OpinionSame},
+			{"Marcus thinks ORMs hide too much.", "Marcus feels that ORMs hide too much of what is going on.", OpinionSame},
+			{"Marcus prefers flying to Gothenburg.", "Marcus now prefers taking the train to Gothenburg rather than flying.", OpinionConflict},
+			{"Marcus thinks ORMs hide too much.", "Marcus thinks ORMs hide too much of the SQL.", OpinionConflict},
 		} {
 			if got := DecideOpinion(tc.a, tc.b, 1, cal); got != tc.want {
 				t.Errorf("%s: DecideOpinion(%q, %q) = %v, want %v", name, tc.a, tc.b, got, tc.want)
@@ -94,7 +98,7 @@ func TestNearMissesNeverFolded(t *testing.T) {
 		num := rapid.IntRange(0, 99999).Draw(t, "number")
 		base := []string{subj, verb, "the", obj, "at", strconv.Itoa(num)}
 		var miss []string
-		switch rapid.IntRange(0, 4).Draw(t, "change") {
+		switch rapid.IntRange(0, 6).Draw(t, "change") {
 		case 0: // a changed digit
 			d := rapid.IntRange(0, len(strconv.Itoa(num))-1).Draw(t, "digit")
 			s := []byte(strconv.Itoa(num))
@@ -111,6 +115,16 @@ func TestNearMissesNeverFolded(t *testing.T) {
 			miss = []string{other, verb, "the", obj, "at", strconv.Itoa(num)}
 		case 4: // a number added
 			miss = append(append([]string{}, base...), "and", strconv.Itoa(num+1))
+		case 5: // a thing added, with or without a preposition ("over IntelliJ")
+			add := []string{rapid.SampledFrom(append(names, nouns...)).Draw(t, "added")}
+			if rapid.Bool().Draw(t, "with preposition") {
+				add = append([]string{rapid.SampledFrom([]string{"over", "than", "for", "with", "of", "to"}).Draw(t, "preposition")}, add...)
+			}
+			at := rapid.IntRange(0, len(base)).Draw(t, "at")
+			miss = append(append(append([]string{}, base[:at]...), add...), base[at:]...)
+		case 6: // a word replaced by another of its kind
+			repl := rapid.SampledFrom(verbs).Filter(func(s string) bool { return s != verb }).Draw(t, "other verb")
+			miss = []string{subj, repl, "the", obj, "at", strconv.Itoa(num)}
 		}
 		a, b := strings.Join(base, " ")+".", strings.Join(miss, " ")+"."
 		if rapid.Bool().Draw(t, "swap") {
