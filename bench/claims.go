@@ -72,6 +72,9 @@ type ClaimsReport struct {
 	Top5 struct {
 		Recall5 float64 `json:"recall@5"`
 		MRR5    float64 `json:"mrr@5"`
+		// Hit1 is the ranking's own hit@1 (top_k 5, first result), what
+		// the default search's hit@1 is measured against.
+		Hit1 float64 `json:"hit@1"`
 	} `json:"top5"`
 	UnrelatedQuiet float64 `json:"unrelated_quiet"`
 	Store          struct {
@@ -216,7 +219,7 @@ func cmpOr(s, def string) string {
 func claimsQuestions(v *vault.Vault, data claimsFile, ns string, verbose bool, rep *ClaimsReport) error {
 	type sums struct{ n, hit1, r5 float64 }
 	byType := map[string]*sums{}
-	var hit1, hit, empty, extra, r5, mrr float64
+	var hit1, hit, empty, extra, r5, mrr, rankHit1 float64
 	for _, q := range data.Questions {
 		want := map[string]bool{}
 		for _, e := range q.Expect {
@@ -239,6 +242,7 @@ func claimsQuestions(v *vault.Vault, data claimsFile, ns string, verbose bool, r
 		}
 		found := slices.ContainsFunc(top[:min(5, len(top))], func(c string) bool { return want[c] })
 		r5 += b2f(found)
+		rankHit1 += b2f(len(top) > 0 && want[top[0]])
 		for i, c := range top[:min(5, len(top))] {
 			if want[c] {
 				mrr += 1 / float64(i+1)
@@ -260,7 +264,7 @@ func claimsQuestions(v *vault.Vault, data claimsFile, ns string, verbose bool, r
 	n := float64(len(data.Questions))
 	rep.Default.Hit1, rep.Default.Hit, rep.Default.Empty = round4(hit1/n), round4(hit/n), round4(empty/n)
 	rep.Default.Extra = float64(int(extra/n*100+0.5)) / 100
-	rep.Top5.Recall5, rep.Top5.MRR5 = round4(r5/n), round4(mrr/n)
+	rep.Top5.Recall5, rep.Top5.MRR5, rep.Top5.Hit1 = round4(r5/n), round4(mrr/n), round4(rankHit1/n)
 	rep.ByType = map[string]ClaimsTypeReport{}
 	for t, s := range byType {
 		rep.ByType[t] = ClaimsTypeReport{N: int(s.n), Hit1: round4(s.hit1 / s.n), Recall5: round4(s.r5 / s.n)}
@@ -348,7 +352,7 @@ func (r ClaimsReport) WriteText(w io.Writer) error {
 	fmt.Fprintf(tw, "claims %s: %d memories, %d questions, %s\n\n", r.Data, r.Memories, r.Questions, channels)
 	fmt.Fprintf(tw, "default search (no top_k)\thit@1 %.2f\thit %.2f\tempty %.2f\textra %.2f per question\n",
 		r.Default.Hit1, r.Default.Hit, r.Default.Empty, r.Default.Extra)
-	fmt.Fprintf(tw, "top_k 5\trecall@5 %.2f\tMRR %.3f\n", r.Top5.Recall5, r.Top5.MRR5)
+	fmt.Fprintf(tw, "top_k 5\trecall@5 %.2f\tMRR %.3f\thit@1 %.2f (the ranking's own)\n", r.Top5.Recall5, r.Top5.MRR5, r.Top5.Hit1)
 	fmt.Fprintf(tw, "unrelated questions answered with nothing\t%.3f\n", r.UnrelatedQuiet)
 	fmt.Fprintf(tw, "store pairs decided correctly\t%s\tfacts lost %d\tupdates lost %d\n", r.Store.Correct, r.Store.FactsLost, r.Store.UpdatesLost)
 	for _, exp := range sortedKeys(r.Store.Outcomes) {
