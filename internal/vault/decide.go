@@ -19,6 +19,11 @@ import (
 // both: a distinct fact, or for an opinion on the same topic a conflict
 // the writer resolves with supersedes. Nothing is ever folded silently.
 
+// Calibration is what the loaded model's cosines mean, with the vault's
+// similarity settings, when set, in place of the model's thresholds: what
+// the store decides with ([DecideOpinion], [IsDuplicate]).
+func (v *Vault) Calibration() rank.Calibration { return v.calibration() }
+
 // calibration is what the loaded model's cosines mean, with the vault's
 // similarity settings, when set, in place of the model's thresholds. A
 // vault without a model compares identical texts only (cosine 1).

@@ -194,3 +194,19 @@ func TestIDPrefixes(t *testing.T) {
 		t.Fatalf("supersedes with a 3-character prefix: %v, want too short", err)
 	}
 }
+
+type uncalibratedEncoder struct{ bowEncoder }
+
+func (uncalibratedEncoder) Info() embed.ModelInfo {
+	return embed.ModelInfo{Name: "test-uncalibrated", SHA256: [32]byte{9}, Dim: bowDim, MaxTokens: 512}
+}
+
+// A vault refuses a model without a calibration, naming it.
+func TestVaultRefusesUncalibratedModel(t *testing.T) {
+	h := newHarness(t, bowEncoder{})
+	h.enc = uncalibratedEncoder{}
+	_, err := Open(h.path, h.opts("user"))
+	if !errors.Is(err, embed.ErrUncalibrated) || !strings.Contains(err.Error(), "test-uncalibrated") {
+		t.Fatalf("open with an uncalibrated model: %v", err)
+	}
+}
