@@ -16,7 +16,7 @@
 // # Query
 //
 // Every distinct query term t gets its information over the N live records,
-// I(t) = ln(N/(1+df(t))) (rank.TermInfo). Records holding every term (AND)
+// I(t) = ln(N/(1+max(df(t),1))) (rank.TermInfo). Records holding every term (AND)
 // come first; records holding any informative term (df ≤ 10% of N, at
 // least 1: measured from the index, not a stop-word list) follow them, and
 // are the whole answer when no record holds every term (OR). Every hit,

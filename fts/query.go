@@ -61,7 +61,7 @@ type QueryTerm struct {
 	// DF is the number of records holding the term; for a term missing
 	// from the vocabulary, the number holding any of its expansions.
 	DF int
-	// Info is I(t) = ln(N/(1+DF)) (see rank.TermInfo).
+	// Info is I(t) = ln(N/(1+max(DF,1))) (see rank.TermInfo).
 	Info float64
 	// Informative: DF ≤ 10% of the records (at least 1), so the term
 	// takes part in the OR fallback.

@@ -111,12 +111,20 @@ func (c Calibration) OnSameTopic(cos float64) bool { return cos >= c.SameTopic }
 // TermInfo is the self-information of a term over n records, df of which
 // hold it, floored at [MinTermInfo]; 0 for an empty vault:
 //
-//	I(t) = max(ln(N / (1 + df(t))), 0.01)
+//	I(t) = max(ln(N / (1 + max(df(t), 1))), 0.01)
+//
+// A term no record holds is worth what a term one record holds is: a
+// vault cannot measure the rarity of a word it has never seen any better
+// than "at most one record". Without that, in a small vault every absent
+// word of a question ("did", "about") outweighs the words that match
+// (ln 2 against 0.01 in a vault of two), and "what did Max decide about
+// Airtable" would not find the one record about Max and Airtable. In a
+// large vault it changes an absent term's worth by ln 2 at most.
 func TermInfo(n, df int) float64 {
 	if n <= 0 {
 		return 0
 	}
-	return max(math.Log(float64(n)/float64(1+df)), MinTermInfo)
+	return max(math.Log(float64(n)/float64(1+max(df, 1))), MinTermInfo)
 }
 
 // InformativeDF is the largest document frequency of an informative term

@@ -37,7 +37,9 @@ func TestTermInfo(t *testing.T) {
 		want  float64
 	}{
 		{0, 0, 0},
-		{100, 0, math.Log(100)},
+		{100, 0, math.Log(50)}, // absent: worth what one record holding it is
+		{100, 1, math.Log(50)},
+		{2, 0, MinTermInfo}, // a vault of two: an absent word outweighs no match
 		{100, 9, math.Log(10)},
 		{100, 98, MinTermInfo}, // ln(100/99) = 0.01005 is just above the floor
 		{100, 99, MinTermInfo},
