@@ -263,12 +263,26 @@ func (r *run) uniqueIdentifierDocs() []uint32 {
 }
 
 // isIdentifier reports whether a query term reads as an identifier rather
-// than a word: at least four runes, one of them a digit.
+// than a word: at least four runes, one of them a digit, and not a year
+// (four digits from 1900 to 2099: "what did I do in 2022" names a time,
+// which many records may concern without writing it).
 func isIdentifier(term string) bool {
-	if utf8.RuneCountInString(term) < 4 {
+	if utf8.RuneCountInString(term) < 4 || !strings.ContainsAny(term, "0123456789") {
 		return false
 	}
-	return strings.ContainsAny(term, "0123456789")
+	return !isYear(term)
+}
+
+func isYear(term string) bool {
+	if len(term) != 4 || (term[:2] != "19" && term[:2] != "20") {
+		return false
+	}
+	for i := 2; i < 4; i++ {
+		if term[i] < '0' || term[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 func (r *run) score(c *candidate) {

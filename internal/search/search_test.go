@@ -535,3 +535,14 @@ func TestUniqueIdentifierConclusiveInSentence(t *testing.T) {
 		}
 	}
 }
+
+func TestIsIdentifier(t *testing.T) {
+	for term, want := range map[string]bool{
+		"2345": true, "9f3c2e1a7b4d": true, "a71d09b": true, "v0.9.0": true, "5433": true,
+		"2022": false, "1999": false, "42": false, "abc": false, "kafka": false, "2100": true, "20a1": true,
+	} {
+		if got := isIdentifier(term); got != want {
+			t.Errorf("isIdentifier(%q) = %v, want %v", term, got, want)
+		}
+	}
+}
