@@ -242,7 +242,7 @@ func growthChart(recs []*vault.Record, now time.Time) chart {
 		x := chartPad + float64(i)*slot
 		h := plotH * float64(n) / float64(c.MaxBar)
 		from := start.AddDate(0, 0, i*step).Format(vault.DateLayout)
-		c.Bars = append(c.Bars, bar{X: x, Y: chartPad + plotH - h, W: max(slot*0.8, 0.5), H: h,
+		c.Bars = append(c.Bars, bar{X: x, Y: chartPad + plotH - h, W: min(max(slot*0.8, 0.5), 40), H: h,
 			Title: fmt.Sprintf("%s: %d stored, %d in all", from, n, running)})
 		y := chartPad + plotH - plotH*float64(running)/float64(c.Total)
 		pts = append(pts, fmt.Sprintf("%.1f,%.1f", x+slot/2, y))

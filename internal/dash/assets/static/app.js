@@ -131,8 +131,6 @@
 			const NS = "http://www.w3.org/2000/svg";
 			const svg = document.createElementNS(NS, "svg");
 			svg.setAttribute("viewBox", "0 0 " + side + " " + side);
-			svg.setAttribute("width", String(side));
-			svg.setAttribute("height", String(side));
 			svg.setAttribute("role", "img");
 			svg.setAttribute("aria-label", n + " entities and " + g.edges.length + " relations");
 			const edges = g.edges.map(e => {
@@ -197,17 +195,18 @@
 
 	// layout places n nodes in a side × side square: a circle first, then
 	// force-directed steps (Fruchterman–Reingold with cooling) while the
-	// graph is small enough for the quadratic repulsion to stay quick.
+	// graph is small enough for the quadratic repulsion to stay quick, then
+	// scaled to fill the square, leaving room for the labels on the right.
 	function layout(n, edges, side) {
-		const pos = [];
-		const cx = side / 2, r0 = side * 0.42;
+		let pos = [];
+		const c = side / 2;
 		for (let i = 0; i < n; i++) {
 			const a = 2 * Math.PI * i / n;
-			pos.push([cx + r0 * Math.cos(a), cx + r0 * Math.sin(a)]);
+			pos.push([c + c * Math.cos(a), c + c * Math.sin(a)]);
 		}
-		const steps = n <= 300 ? 250 : n <= 1200 ? 60 : 0;
-		const k = Math.sqrt(side * side / n) * 0.8;
-		let temp = side / 10;
+		const steps = n <= 300 ? 300 : n <= 1200 ? 60 : 0;
+		const k = Math.sqrt(side * side / n) * 0.5;
+		let temp = side / 8;
 		const disp = pos.map(() => [0, 0]);
 		for (let s = 0; s < steps; s++) {
 			for (const d of disp) { d[0] = 0; d[1] = 0; }
@@ -225,22 +224,34 @@
 				if (e.source === e.target) continue;
 				const a = pos[e.source], b = pos[e.target];
 				const dx = a[0] - b[0], dy = a[1] - b[1];
-				const d = Math.max(Math.sqrt(dx * dx + dy * dy), 0.1);
-				const f = d / k;
+				const f = Math.hypot(dx, dy) / k;
 				disp[e.source][0] -= dx * f; disp[e.source][1] -= dy * f;
 				disp[e.target][0] += dx * f; disp[e.target][1] += dy * f;
 			}
 			for (let i = 0; i < n; i++) {
-				// a gentle pull to the centre keeps separate components on the page
-				disp[i][0] += (cx - pos[i][0]) * 0.02 * k / side * 50;
-				disp[i][1] += (cx - pos[i][1]) * 0.02 * k / side * 50;
+				// gravity keeps separate components near each other
+				disp[i][0] += (c - pos[i][0]) * 0.15;
+				disp[i][1] += (c - pos[i][1]) * 0.15;
 				const len = Math.max(Math.hypot(disp[i][0], disp[i][1]), 0.01);
 				const m = Math.min(len, temp) / len;
-				pos[i][0] = Math.min(side - 40, Math.max(20, pos[i][0] + disp[i][0] * m));
-				pos[i][1] = Math.min(side - 20, Math.max(20, pos[i][1] + disp[i][1] * m));
+				pos[i][0] += disp[i][0] * m;
+				pos[i][1] += disp[i][1] * m;
 			}
-			temp *= 0.985;
+			temp *= 0.98;
 		}
-		return pos;
+		return fit(pos, side);
+	}
+
+	// fit scales positions into the square with margins (more on the right,
+	// where the labels go).
+	function fit(pos, side) {
+		const xs = pos.map(p => p[0]), ys = pos.map(p => p[1]);
+		const x0 = Math.min(...xs), x1 = Math.max(...xs), y0 = Math.min(...ys), y1 = Math.max(...ys);
+		const left = 30, right = 150, top = 30, bottom = 30;
+		const sx = (side - left - right) / Math.max(x1 - x0, 1), sy = (side - top - bottom) / Math.max(y1 - y0, 1);
+		return pos.map(p => [
+			x1 > x0 ? left + (p[0] - x0) * sx : side / 2,
+			y1 > y0 ? top + (p[1] - y0) * sy : side / 2,
+		]);
 	}
 })();
