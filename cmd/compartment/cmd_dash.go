@@ -59,6 +59,7 @@ func (c *DashCmd) Run(app *App) error {
 		}
 		return err
 	}
+	srv.Warm()
 	url := srv.LoginURL()
 	fmt.Fprintf(app.Stdout, "dashboard: %s\n", url)
 	fmt.Fprintln(app.Stdout, "read-only, on 127.0.0.1 only; the link works once. Ctrl-C stops it.")

@@ -401,15 +401,19 @@ func TestDashFirstPaint20k(t *testing.T) {
 	buildDashVault(t, c.vault, 20000)
 	t.Logf("built a vault of 20,004 memories in %s", time.Since(start).Round(time.Millisecond))
 	d := startDash(t, c, nil)
-	b.do(chromedp.Navigate(d.url))
-
 	type timing struct {
 		FCP      float64 `json:"fcp"`
 		Response float64 `json:"response"`
 	}
 	var paints, served []float64
-	for range 7 {
-		b.do(chromedp.Navigate(d.origin + "/"))
+	// The login link's redirect lands on the overview (dash counted it at
+	// start); the reloads after it measure a warm browser.
+	for i := range 7 {
+		if i == 0 {
+			b.do(chromedp.Navigate(d.url))
+		} else {
+			b.do(chromedp.Navigate(d.origin + "/"))
+		}
 		m := eval[timing](b, `new Promise(resolve => {
 			const done = fcp => resolve({fcp, response: performance.getEntriesByType("navigation")[0].responseEnd});
 			new PerformanceObserver(list => {
@@ -427,8 +431,8 @@ func TestDashFirstPaint20k(t *testing.T) {
 	if live := b.text("#n-live"); live != strconv.Itoa(st.Live) || st.Live < 20000 {
 		t.Errorf("overview shows %s live memories, status --json %d", live, st.Live)
 	}
-	t.Logf("overview at 20k: first contentful paint median %.0f ms (min %.0f, max %.0f); HTML complete at %.0f ms median",
-		median(paints), slices.Min(paints), slices.Max(paints), median(served))
+	t.Logf("overview at 20k: first contentful paint %.0f ms on the browser's first load of it, then median %.0f ms (min %.0f, max %.0f) over %d reloads; HTML complete at %.0f ms, then %.0f ms median",
+		paints[0], median(paints[1:]), slices.Min(paints[1:]), slices.Max(paints[1:]), len(paints)-1, served[0], median(served[1:]))
 
 	b.do(chromedp.Navigate(d.origin+"/search"), chromedp.WaitVisible(chromedp.ID("q")))
 	type latency struct {

@@ -426,3 +426,23 @@ func TestListenRefusesBadPorts(t *testing.T) {
 		}
 	}
 }
+
+func TestOverviewFollowsOtherWriters(t *testing.T) {
+	r := newRig(t)
+	cookie := r.login()
+	if _, body := r.do("GET", "/", "", cookie); !strings.Contains(body, `id="n-live">3<`) {
+		t.Fatal("overview before the write")
+	}
+	w, err := vault.Open(r.path, vault.Options{Unlock: vaultfmt.Unlock{Passphrase: testPass}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Store(vault.StoreRequest{Text: "The lobby printer is called Wren", Source: "from chat"}); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	_, body := r.do("GET", "/", "", cookie)
+	if !strings.Contains(body, `id="n-live">4<`) || !strings.Contains(body, "The lobby printer is called Wren") {
+		t.Errorf("the overview did not pick up another writer's memory:\n%s", body)
+	}
+}

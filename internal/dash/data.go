@@ -119,17 +119,6 @@ func tagCounts(recs []*vault.Record) []count {
 	return ranked(m)
 }
 
-// namespaceCounts counts the live memories of each namespace.
-func namespaceCounts(recs []*vault.Record) []count {
-	m := map[string]int{}
-	for _, r := range recs {
-		if r.Live() {
-			m[r.Namespace]++
-		}
-	}
-	return ranked(m)
-}
-
 // localDay is t's calendar date in the local zone, the zone search's
 // since/until filters use.
 func localDay(t time.Time) string { return t.In(time.Local).Format(vault.DateLayout) }

@@ -11,6 +11,7 @@ import (
 	"math"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/compartment/compartment/internal/vault"
@@ -37,6 +38,18 @@ type pages struct {
 	s    *Server
 	mux  *http.ServeMux
 	tmpl map[string]*template.Template
+
+	mu     sync.Mutex
+	cached *cachedOverview
+}
+
+// cachedOverview is the last overview computed, good while the vault's
+// version and the day (for "stored today") stay the same.
+type cachedOverview struct {
+	reader  Reader
+	version uint64
+	day     string
+	o       overview
 }
 
 // view is what every template receives.
@@ -152,12 +165,38 @@ func (p *pages) overview(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	o, err := loadOverview(v, p.s.opts.Now())
+	o, err := p.currentOverview(v)
 	if err != nil {
 		p.fail(w, err)
 		return
 	}
 	p.render(w, http.StatusOK, "overview", "overview", o)
+}
+
+// currentOverview returns the overview, computing it again only when the
+// vault changed (here or in another process), was reopened, or the day
+// turned. Counting 20k memories is the costly part of the first page.
+func (p *pages) currentOverview(v Reader) (overview, error) {
+	version, err := v.Version()
+	if err != nil {
+		return overview{}, err
+	}
+	now := p.s.opts.Now()
+	day := localDay(now)
+	p.mu.Lock()
+	c := p.cached
+	p.mu.Unlock()
+	if c != nil && c.reader == v && c.version == version && c.day == day {
+		return c.o, nil
+	}
+	o, err := loadOverview(v, now)
+	if err != nil {
+		return overview{}, err
+	}
+	p.mu.Lock()
+	p.cached = &cachedOverview{reader: v, version: version, day: day, o: o}
+	p.mu.Unlock()
+	return o, nil
 }
 
 // loadOverview reads what the overview counts.
@@ -198,8 +237,8 @@ func (p *pages) search(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sv := searchView{Params: params}
-	if recs, err := v.Records(); err == nil {
-		sv.Namespaces = namespaceCounts(recs)
+	if o, err := p.currentOverview(v); err == nil {
+		sv.Namespaces = o.Namespaces
 	}
 	if params.Query != "" {
 		start := time.Now()

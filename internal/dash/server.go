@@ -24,6 +24,8 @@ type Reader interface {
 	Relations(q vault.RelationQuery) (vault.RelationResult, error)
 	AuditVerify() (vault.AuditReport, error)
 	AuditLog(target string, limit int) ([]vault.AuditEntry, error)
+	// Version grows with every change to the vault's contents.
+	Version() (uint64, error)
 }
 
 // Options configure a [Server].
@@ -96,6 +98,15 @@ func (s *Server) host() string {
 // LoginURL is the link to open: it carries the one-time token.
 func (s *Server) LoginURL() string {
 	return "http://" + s.host() + loginPath + "?" + tokenParam + "=" + url.QueryEscape(s.token)
+}
+
+// Warm opens the vault and counts the overview now, so the first page
+// after the link is opened is served from RAM. A locked vault is left for
+// the pages to report.
+func (s *Server) Warm() {
+	if v, err := s.opts.Open(); err == nil {
+		s.pages.currentOverview(v)
+	}
 }
 
 // Handler is the whole dashboard, guard included.

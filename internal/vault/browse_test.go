@@ -35,15 +35,26 @@ func TestRecordsAndAuditLogHonourGrants(t *testing.T) {
 	}
 
 	other := h.open("other")
+	before, err := other.Version()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.store(user, StoreRequest{Text: "the lobby printer is called Wren", Namespace: "main"})
+	if after, _ := other.Version(); after <= before {
+		t.Errorf("another handle's store left the version at %d (was %d)", after, before)
+	}
+	if again, _ := other.Version(); again != before+1 {
+		t.Errorf("version %d after one store, want %d (and no change on reading)", again, before+1)
+	}
 	recs, err := other.Records()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(recs) != 1 || recs[0].ID != open.ID || recs[0].Vectors != nil {
-		t.Fatalf("other sees %d records, want only %s without vectors", len(recs), open.ID)
+	if len(recs) != 2 || recs[0].ID != open.ID || recs[0].Vectors != nil {
+		t.Fatalf("other sees %d records, want %s first and no secret, without vectors", len(recs), open.ID)
 	}
 	all, _ := user.Records()
-	if len(all) != 2 || all[0].ID != open.ID || all[1].ID != hidden.ID {
+	if len(all) != 3 || all[0].ID != open.ID || all[1].ID != hidden.ID {
 		t.Fatalf("user sees %d records (want both, oldest first)", len(all))
 	}
 
@@ -66,8 +77,8 @@ func TestRecordsAndAuditLogHonourGrants(t *testing.T) {
 		}
 	}
 	full, _ := user.AuditLog("", 0)
-	if len(full) != 4 || len(log) != 2 || full[0].Seq < full[1].Seq {
-		t.Errorf("audit logs: user %d entries, other %d (want 4 and 2, newest first)", len(full), len(log))
+	if len(full) != 5 || len(log) != 3 || full[0].Seq < full[1].Seq {
+		t.Errorf("audit logs: user %d entries, other %d (want 5 and 3, newest first)", len(full), len(log))
 	}
 	if short, _ := user.AuditLog("", 1); len(short) != 1 || short[0].Seq != full[0].Seq {
 		t.Errorf("limit 1 gave %+v", short)
