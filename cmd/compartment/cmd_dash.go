@@ -55,7 +55,7 @@ func (c *DashCmd) Run(app *App) error {
 	ln, err := srv.Listen(c.Port)
 	if err != nil {
 		if errors.Is(err, syscall.EACCES) && app.AssertOffline {
-			return fmt.Errorf("%w: --assert-offline forbids even the loopback socket the dashboard needs; run dash without it (it binds 127.0.0.1 only)", err)
+			return errors.New("the dashboard needs a socket on 127.0.0.1, which --assert-offline (COMPARTMENT_ASSERT_OFFLINE) forbids: run dash without it; it listens on 127.0.0.1 only")
 		}
 		return err
 	}

@@ -501,3 +501,10 @@ func TestDashLockedShowsOnlyHowToUnlock(t *testing.T) {
 	}
 	d.stop(t, syscall.SIGTERM)
 }
+
+func TestDashRefusesAssertOffline(t *testing.T) {
+	c := newMemCLI(t)
+	if msg := c.fails("--assert-offline", "dash", "--no-open"); !strings.Contains(msg, "--assert-offline") || strings.Contains(msg, "dashboard:") {
+		t.Errorf("dash under --assert-offline: %q", msg)
+	}
+}

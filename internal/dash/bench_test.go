@@ -58,7 +58,7 @@ func BenchmarkOverview20k(b *testing.B) {
 					s.pages.cached = nil
 				}
 				rec := httptest.NewRecorder()
-				s.pages.overview(rec, httptest.NewRequest("GET", "/", nil))
+				s.pages.mux.ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
 				if rec.Code != http.StatusOK {
 					b.Fatal(rec.Code)
 				}

@@ -93,15 +93,15 @@ func newPages(s *Server) (*pages, error) {
 		}
 		http.ServeFileFS(w, r, static, name)
 	})
-	p.mux.HandleFunc("GET /{$}", p.overview)
-	p.mux.HandleFunc("GET /search", p.search)
-	p.mux.HandleFunc("GET /memories", p.list)
-	p.mux.HandleFunc("GET /memory/{id}", p.memory)
-	p.mux.HandleFunc("GET /graph", p.graph)
-	p.mux.HandleFunc("GET /tags", p.tags)
-	p.mux.HandleFunc("GET /audit", p.audit)
-	p.mux.HandleFunc("GET /api/search", p.apiSearch)
-	p.mux.HandleFunc("GET /api/graph", p.apiGraph)
+	p.mux.HandleFunc("GET /{$}", p.page("overview", "overview", p.overview))
+	p.mux.HandleFunc("GET /search", p.page("search", "search", p.search))
+	p.mux.HandleFunc("GET /memories", p.page("list", "memories", list))
+	p.mux.HandleFunc("GET /memory/{id}", p.page("memory", "memory", memory))
+	p.mux.HandleFunc("GET /graph", p.page("graph", "graph", graphPage))
+	p.mux.HandleFunc("GET /tags", p.page("tags", "tags", tags))
+	p.mux.HandleFunc("GET /audit", p.page("audit", "audit", audit))
+	p.mux.HandleFunc("GET /api/search", p.api(apiSearch))
+	p.mux.HandleFunc("GET /api/graph", p.api(loadGraph))
 	return p, nil
 }
 
@@ -150,28 +150,43 @@ func classify(err error) (int, string) {
 	return http.StatusInternalServerError, err.Error()
 }
 
-// open returns the vault, or answers the request itself (locked, broken).
-func (p *pages) open(w http.ResponseWriter) (Reader, bool) {
-	v, err := p.s.opts.Open()
-	if err != nil {
-		p.fail(w, err)
-		return nil, false
+// reader reads what one page or API answer shows, from the open vault.
+type reader func(v Reader, r *http.Request) (any, error)
+
+// page serves an HTML page: open the vault, read, render; any failure
+// (locked, a bad parameter, not found) becomes its own page.
+func (p *pages) page(name, title string, read reader) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		data, err := p.read(r, read)
+		if err != nil {
+			p.fail(w, err)
+			return
+		}
+		p.render(w, http.StatusOK, name, title, data)
 	}
-	return v, true
 }
 
-func (p *pages) overview(w http.ResponseWriter, r *http.Request) {
-	v, ok := p.open(w)
-	if !ok {
-		return
+// api serves a JSON answer the same way.
+func (p *pages) api(read reader) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		data, err := p.read(r, read)
+		if err != nil {
+			p.jsonFail(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, data)
 	}
-	o, err := p.currentOverview(v)
-	if err != nil {
-		p.fail(w, err)
-		return
-	}
-	p.render(w, http.StatusOK, "overview", "overview", o)
 }
+
+func (p *pages) read(r *http.Request, read reader) (any, error) {
+	v, err := p.s.opts.Open()
+	if err != nil {
+		return nil, err
+	}
+	return read(v, r)
+}
+
+func (p *pages) overview(v Reader, _ *http.Request) (any, error) { return p.currentOverview(v) }
 
 // currentOverview returns the overview, computing it again only when the
 // vault changed (here or in another process), was reopened, or the day
@@ -226,29 +241,16 @@ type searchView struct {
 	Took       string
 }
 
-func (p *pages) search(w http.ResponseWriter, r *http.Request) {
-	params, err := parseSearch(r.URL.Query())
+func (p *pages) search(v Reader, r *http.Request) (any, error) {
+	params, hits, took, err := runSearch(v, r)
 	if err != nil {
-		p.fail(w, err)
-		return
+		return nil, err
 	}
-	v, ok := p.open(w)
-	if !ok {
-		return
-	}
-	sv := searchView{Params: params}
+	sv := searchView{Params: params, Hits: hits, Searched: params.Query != "", Took: took.Round(10 * time.Microsecond).String()}
 	if o, err := p.currentOverview(v); err == nil {
 		sv.Namespaces = o.Namespaces
 	}
-	if params.Query != "" {
-		start := time.Now()
-		if sv.Hits, err = v.Search(params.request()); err != nil {
-			p.fail(w, err)
-			return
-		}
-		sv.Searched, sv.Took = true, time.Since(start).Round(10*time.Microsecond).String()
-	}
-	p.render(w, http.StatusOK, "search", "search", sv)
+	return sv, nil
 }
 
 // searchAnswer is /api/search's body.
@@ -258,29 +260,28 @@ type searchAnswer struct {
 	Notice  string            `json:"notice"`
 }
 
-func (p *pages) apiSearch(w http.ResponseWriter, r *http.Request) {
+func apiSearch(v Reader, r *http.Request) (any, error) {
+	_, hits, took, err := runSearch(v, r)
+	if err != nil {
+		return nil, err
+	}
+	if hits == nil {
+		hits = []vault.SearchHit{}
+	}
+	return searchAnswer{Results: hits, TookMS: float64(took.Microseconds()) / 1000, Notice: vault.DataNotice}, nil
+}
+
+// runSearch runs the request's query with its explanation (nothing when q
+// is empty), timing the vault's search alone: what `compartment search`
+// runs.
+func runSearch(v Reader, r *http.Request) (searchParams, []vault.SearchHit, time.Duration, error) {
 	params, err := parseSearch(r.URL.Query())
-	if err != nil {
-		p.jsonFail(w, err)
-		return
+	if err != nil || params.Query == "" {
+		return params, nil, 0, err
 	}
-	v, err := p.s.opts.Open()
-	if err != nil {
-		p.jsonFail(w, err)
-		return
-	}
-	ans := searchAnswer{Results: []vault.SearchHit{}, Notice: vault.DataNotice}
-	if params.Query != "" {
-		start := time.Now()
-		hits, err := v.Search(params.request())
-		if err != nil {
-			p.jsonFail(w, err)
-			return
-		}
-		ans.Results = hits
-		ans.TookMS = float64(time.Since(start).Microseconds()) / 1000
-	}
-	writeJSON(w, http.StatusOK, ans)
+	start := time.Now()
+	hits, err := v.Search(params.request())
+	return params, hits, time.Since(start), err
 }
 
 // listView is the list page.
@@ -291,20 +292,14 @@ type listView struct {
 	Total       int
 }
 
-func (p *pages) list(w http.ResponseWriter, r *http.Request) {
+func list(v Reader, r *http.Request) (any, error) {
 	f, err := parseList(r.URL.Query())
 	if err != nil {
-		p.fail(w, err)
-		return
-	}
-	v, ok := p.open(w)
-	if !ok {
-		return
+		return nil, err
 	}
 	recs, err := v.Records()
 	if err != nil {
-		p.fail(w, err)
-		return
+		return nil, err
 	}
 	lv := listView{Filter: f, Description: f.describe()}
 	for i := len(recs) - 1; i >= 0; i-- {
@@ -315,7 +310,7 @@ func (p *pages) list(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	p.render(w, http.StatusOK, "list", "memories", lv)
+	return lv, nil
 }
 
 // memoryView is one memory's page.
@@ -334,27 +329,20 @@ type chainLink struct {
 	Record *vault.Record
 }
 
-func (p *pages) memory(w http.ResponseWriter, r *http.Request) {
+func memory(v Reader, r *http.Request) (any, error) {
 	id, ok := parseID(r.PathValue("id"))
 	if !ok {
-		p.fail(w, fmt.Errorf("%q is not a memory id: %w", r.PathValue("id"), vault.ErrNotFound))
-		return
-	}
-	v, ok := p.open(w)
-	if !ok {
-		return
+		return nil, fmt.Errorf("%q is not a memory id: %w", r.PathValue("id"), vault.ErrNotFound)
 	}
 	rec, err := v.Get(id)
 	if err != nil {
-		p.fail(w, err)
-		return
+		return nil, err
 	}
 	mv := memoryView{Record: rec}
 	mv.Older, mv.Newer = supersedeChain(v, rec)
 	rels, err := v.Relations(vault.RelationQuery{Limit: allRelations})
 	if err != nil {
-		p.fail(w, err)
-		return
+		return nil, err
 	}
 	for _, rel := range rels.Relations {
 		if rel.Src == rec.ID {
@@ -362,10 +350,9 @@ func (p *pages) memory(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if mv.Audit, err = v.AuditLog(rec.ID, maxAuditShown); err != nil {
-		p.fail(w, err)
-		return
+		return nil, err
 	}
-	p.render(w, http.StatusOK, "memory", "memory "+shortID(rec.ID), mv)
+	return mv, nil
 }
 
 // supersedeChain walks from rec to what it replaced (breadth first) and to
@@ -410,59 +397,29 @@ func supersedeChain(v Reader, rec *vault.Record) (older, newer []chainLink) {
 	return older, newer
 }
 
-// graphView is the graph page: the relations as a table (the script draws
-// them as a graph from /api/graph).
-type graphView struct {
-	AsOf  string
-	Graph graph
-}
-
-func (p *pages) graph(w http.ResponseWriter, r *http.Request) {
-	g, err := p.loadGraph(r)
-	if err != nil {
-		p.fail(w, err)
-		return
-	}
-	p.render(w, http.StatusOK, "graph", "graph", graphView{AsOf: g.AsOf, Graph: g})
-}
-
-func (p *pages) apiGraph(w http.ResponseWriter, r *http.Request) {
-	g, err := p.loadGraph(r)
-	if err != nil {
-		p.jsonFail(w, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, g)
-}
+// graphPage is the relations as a table (the script draws them as a graph
+// from /api/graph, the same data).
+func graphPage(v Reader, r *http.Request) (any, error) { return loadGraph(v, r) }
 
 // loadGraph reads the relations valid on ?as_of= (all of them without it).
-func (p *pages) loadGraph(r *http.Request) (graph, error) {
+func loadGraph(v Reader, r *http.Request) (any, error) {
 	asOf, err := date(r.URL.Query(), "as_of")
 	if err != nil {
-		return graph{}, err
-	}
-	v, err := p.s.opts.Open()
-	if err != nil {
-		return graph{}, err
+		return nil, err
 	}
 	res, err := v.Relations(vault.RelationQuery{AsOf: asOf, Limit: maxGraphEdges})
 	if err != nil {
-		return graph{}, err
+		return nil, err
 	}
 	return buildGraph(res, asOf), nil
 }
 
-func (p *pages) tags(w http.ResponseWriter, r *http.Request) {
-	v, ok := p.open(w)
-	if !ok {
-		return
-	}
+func tags(v Reader, _ *http.Request) (any, error) {
 	recs, err := v.Records()
 	if err != nil {
-		p.fail(w, err)
-		return
+		return nil, err
 	}
-	p.render(w, http.StatusOK, "tags", "tags", tagCounts(recs))
+	return tagCounts(recs), nil
 }
 
 // auditView is the audit page: the chain's state and its newest entries.
@@ -471,22 +428,16 @@ type auditView struct {
 	Entries []vault.AuditEntry
 }
 
-func (p *pages) audit(w http.ResponseWriter, r *http.Request) {
-	v, ok := p.open(w)
-	if !ok {
-		return
-	}
+func audit(v Reader, _ *http.Request) (any, error) {
 	rep, err := v.AuditVerify()
 	if err != nil {
-		p.fail(w, err)
-		return
+		return nil, err
 	}
 	entries, err := v.AuditLog("", maxAuditShown)
 	if err != nil {
-		p.fail(w, err)
-		return
+		return nil, err
 	}
-	p.render(w, http.StatusOK, "audit", "audit", auditView{Report: rep, Entries: entries})
+	return auditView{Report: rep, Entries: entries}, nil
 }
 
 // jsonFail answers an API call with {"error": ..., "locked": ...}.
