@@ -196,9 +196,12 @@ func TestTokenIsExchangedOnceForAStrictCookie(t *testing.T) {
 			t.Errorf("GET %s: %s with %d cookies, want 403 and none", bad, res.Status, len(res.Cookies()))
 		}
 	}
-	// A refused attempt does not burn the token; POSTing it does not use it.
-	if res, _ := r.do("POST", good.RequestURI(), "", nil); res.StatusCode != http.StatusMethodNotAllowed {
-		t.Errorf("POST login: %s", res.Status)
+	// A refused attempt does not burn the token; POSTing or HEADing it does
+	// not use it.
+	for _, m := range []string{"POST", "HEAD"} {
+		if res, _ := r.do(m, good.RequestURI(), "", nil); res.StatusCode != http.StatusMethodNotAllowed || len(res.Cookies()) != 0 {
+			t.Errorf("%s login: %s", m, res.Status)
+		}
 	}
 	res, _ := r.do("GET", good.RequestURI(), "", nil)
 	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/" {
@@ -371,6 +374,9 @@ func TestPagesShowTheVault(t *testing.T) {
 func TestLockedVaultShowsOnlyHowToUnlock(t *testing.T) {
 	r := newRig(t)
 	cookie := r.login()
+	if r.do("GET", "/", "", cookie); r.srv.pages.cached == nil {
+		t.Fatal("the overview was not cached while unlocked")
+	}
 	r.openErr = fmt.Errorf("open: %w", vault.ErrLocked)
 	for _, path := range []string{"/", "/search?q=port", "/memory/" + r.ids["port"], "/graph", "/tags", "/audit", "/memories"} {
 		res, body := r.do("GET", path, "", cookie)
@@ -390,6 +396,9 @@ func TestLockedVaultShowsOnlyHowToUnlock(t *testing.T) {
 	}
 	if res.StatusCode != http.StatusServiceUnavailable || json.Unmarshal([]byte(body), &ans) != nil || !ans.Locked {
 		t.Errorf("API while locked: %s %s", res.Status, body)
+	}
+	if r.srv.pages.cached != nil {
+		t.Error("the overview's counts and texts stay cached while the vault is locked")
 	}
 	r.openErr = nil
 	if res, _ := r.do("GET", "/", "", cookie); res.StatusCode != http.StatusOK {

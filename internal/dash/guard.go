@@ -108,6 +108,11 @@ func (s *Server) protect(next http.Handler) http.Handler {
 		case r.Header.Get("Sec-Fetch-Site") == "cross-site":
 			plain(w, http.StatusForbidden, "cross-site requests are refused")
 			return
+		case r.URL.Path == loginPath && r.Method != http.MethodGet:
+			// A HEAD (a link preview, say) must not spend the token.
+			w.Header().Set("Allow", "GET")
+			plain(w, http.StatusMethodNotAllowed, "open the link with GET, in a browser")
+			return
 		case r.URL.Path == loginPath:
 			s.login(w, r)
 			return

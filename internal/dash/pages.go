@@ -181,6 +181,10 @@ func (p *pages) api(read reader) http.HandlerFunc {
 func (p *pages) read(r *http.Request, read reader) (any, error) {
 	v, err := p.s.opts.Open()
 	if err != nil {
+		// Locked (or gone): keep no counts or texts of it either.
+		p.mu.Lock()
+		p.cached = nil
+		p.mu.Unlock()
 		return nil, err
 	}
 	return read(v, r)
