@@ -222,10 +222,21 @@ func (b *browser) location() string {
 	return get(b, chromedp.Location())
 }
 
-// shot saves a full-page PNG screenshot under dir.
+// shot saves a full-page PNG screenshot under dir; shotTop only what the
+// window shows (for long pages).
 func (b *browser) shot(dir, name string) {
 	b.t.Helper()
-	png := get(b, chromedp.FullScreenshot(100))
+	b.save(dir, name, chromedp.FullScreenshot(100))
+}
+
+func (b *browser) shotTop(dir, name string) {
+	b.t.Helper()
+	b.save(dir, name, chromedp.CaptureScreenshot())
+}
+
+func (b *browser) save(dir, name string, capture chromedp.Action[[]byte]) {
+	b.t.Helper()
+	png := get(b, capture)
 	if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o600); err != nil {
 		b.t.Fatal(err)
 	}
@@ -380,7 +391,7 @@ func TestDashInBrowser(t *testing.T) {
 	if state := b.text("#audit-state"); !strings.HasPrefix(state, "Intact") {
 		t.Errorf("audit page: %q", state)
 	}
-	b.shot(shots, "audit")
+	b.shotTop(shots, "audit")
 
 	b.checkOffline(d.origin)
 	d.stop(t, syscall.SIGTERM)
@@ -426,6 +437,7 @@ func TestDashFirstPaint20k(t *testing.T) {
 		}
 		paints, served = append(paints, m.FCP), append(served, m.Response)
 	}
+	b.shot(shotDir(t), "overview-20k")
 	var st vault.Status
 	c.json(&st, "status")
 	if live := b.text("#n-live"); live != strconv.Itoa(st.Live) || st.Live < 20000 {

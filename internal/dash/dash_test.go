@@ -351,6 +351,17 @@ func TestPagesShowTheVault(t *testing.T) {
 			}
 		}
 	}
+	for query, want := range map[string]int{
+		"/api/search?q=coffee+black&ns=home": 1, "/api/search?q=coffee+black&ns=main": 0,
+		"/api/search?q=staging+database&tag=infra": 1, "/api/search?q=staging+database&tag=home": 0,
+		"/api/search?q=staging+database&since=2000-01-01&until=2000-12-31": 0, "/api/search?q=staging+database&since=2000-01-01": 1,
+	} {
+		_, body := r.do("GET", query, "", cookie)
+		var ans searchAnswer
+		if err := json.Unmarshal([]byte(body), &ans); err != nil || len(ans.Results) != want {
+			t.Errorf("GET %s: %d results, want %d (%v)", query, len(ans.Results), want, err)
+		}
+	}
 	_, body := r.do("GET", "/api/graph", "", cookie)
 	var g graph
 	if err := json.Unmarshal([]byte(body), &g); err != nil || len(g.Nodes) != 2 || len(g.Edges) != 1 || g.Edges[0].Src != r.ids["coffee"] {

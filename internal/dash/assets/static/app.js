@@ -243,15 +243,15 @@
 	}
 
 	// fit scales positions into the square with margins (more on the right,
-	// where the labels go).
+	// where the labels go), by one factor for both axes, and centres them:
+	// a small graph is not blown up into the corners.
 	function fit(pos, side) {
 		const xs = pos.map(p => p[0]), ys = pos.map(p => p[1]);
 		const x0 = Math.min(...xs), x1 = Math.max(...xs), y0 = Math.min(...ys), y1 = Math.max(...ys);
 		const left = 30, right = 150, top = 30, bottom = 30;
-		const sx = (side - left - right) / Math.max(x1 - x0, 1), sy = (side - top - bottom) / Math.max(y1 - y0, 1);
-		return pos.map(p => [
-			x1 > x0 ? left + (p[0] - x0) * sx : side / 2,
-			y1 > y0 ? top + (p[1] - y0) * sy : side / 2,
-		]);
+		const w = side - left - right, h = side - top - bottom;
+		const scale = Math.min(w / Math.max(x1 - x0, 1), h / Math.max(y1 - y0, 1), 1.5);
+		const ox = left + (w - (x1 - x0) * scale) / 2, oy = top + (h - (y1 - y0) * scale) / 2;
+		return pos.map(p => [ox + (p[0] - x0) * scale, oy + (p[1] - y0) * scale]);
 	}
 })();
