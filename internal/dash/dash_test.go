@@ -466,3 +466,41 @@ func TestOverviewFollowsOtherWriters(t *testing.T) {
 		t.Errorf("the overview did not pick up another writer's memory:\n%s", body)
 	}
 }
+
+func TestDashHonoursGrants(t *testing.T) {
+	r := newRig(t)
+	cfg, err := vault.LoadConfig(r.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Grants = map[string]map[string]vault.Access{"other": {"*": vault.AccessRO, "home": vault.AccessNone}}
+	if err := cfg.Save(r.path); err != nil {
+		t.Fatal(err)
+	}
+	other, err := vault.Open(r.path, vault.Options{Unlock: vaultfmt.Unlock{Passphrase: testPass}, Caller: "other", ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	r.reader = other // what the rig's server opens from now on
+	cookie := r.login()
+	_, body := r.do("GET", "/", "", cookie)
+	for _, want := range []string{`id="n-live">2<`, "read 2 of the vault's 3 live memories", `id="n-relations">0<`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("overview for a caller without home lacks %q", want)
+		}
+	}
+	for path, code := range map[string]int{
+		"/memory/" + r.ids["coffee"]: http.StatusNotFound,
+		"/memory/" + r.ids["port"]:   http.StatusOK,
+	} {
+		if res, body := r.do("GET", path, "", cookie); res.StatusCode != code || strings.Contains(body, "coffee black") {
+			t.Errorf("GET %s as other: %s", path, res.Status)
+		}
+	}
+	for _, path := range []string{"/memories", "/search?q=coffee+black", "/api/search?q=coffee+black", "/graph", "/api/graph", "/tags", "/audit"} {
+		if _, body := r.do("GET", path, "", cookie); strings.Contains(body, "Ana prefers") || strings.Contains(body, "knows") || strings.Contains(body, r.ids["coffee"][:12]) {
+			t.Errorf("GET %s shows a memory from a namespace the caller may not read", path)
+		}
+	}
+}
