@@ -91,7 +91,8 @@ func setSecurityHeaders(h http.Header) {
 // protect wraps the dashboard's routes in the guard. In order: the Host
 // must be exactly the address bound (a rebinding DNS name pointing at
 // 127.0.0.1 carries its own Host, and is refused with 421); only GET and
-// HEAD are served (405); a request a browser marks cross-site is refused;
+// HEAD are served (405); a request the browser says comes from another
+// site or another local server is refused (403);
 // the login path trades the token for the cookie and redirects to a clean
 // URL; everything else needs the cookie (403).
 func (s *Server) protect(next http.Handler) http.Handler {
@@ -105,8 +106,8 @@ func (s *Server) protect(next http.Handler) http.Handler {
 			w.Header().Set("Allow", "GET, HEAD")
 			plain(w, http.StatusMethodNotAllowed, "the dashboard is read-only: only GET and HEAD are served")
 			return
-		case r.Header.Get("Sec-Fetch-Site") == "cross-site":
-			plain(w, http.StatusForbidden, "cross-site requests are refused")
+		case !ownRequest(r):
+			plain(w, http.StatusForbidden, "requests from other sites and other local servers are refused")
 			return
 		case r.URL.Path == loginPath && r.Method != http.MethodGet:
 			// A HEAD (a link preview, say) must not spend the token.
@@ -122,6 +123,19 @@ func (s *Server) protect(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// ownRequest reports whether the browser says the request comes from the
+// dashboard itself or from the user (a typed or opened link). A page on
+// another port of 127.0.0.1 is "same-site", and SameSite cookies would go
+// with it, so only "same-origin" and "none" pass; a client that sends no
+// Sec-Fetch-Site header still needs the cookie.
+func ownRequest(r *http.Request) bool {
+	switch r.Header.Get("Sec-Fetch-Site") {
+	case "", "none", "same-origin":
+		return true
+	}
+	return false
 }
 
 // login exchanges ?token= for the session cookie and redirects to the
