@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -297,6 +298,10 @@ func TestDashInBrowser(t *testing.T) {
 
 	var st vault.Status
 	c.json(&st, "status")
+	before, err := os.ReadFile(c.vault)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for sel, want := range map[string]int{
 		"#n-live": st.Live, "#n-organic": st.OrganicRecords, "#n-superseded": st.Superseded,
 		"#n-relations": st.Relations, "#n-namespaces": st.Namespaces, "#n-audit": st.AuditEntries,
@@ -395,6 +400,9 @@ func TestDashInBrowser(t *testing.T) {
 
 	b.checkOffline(d.origin)
 	d.stop(t, syscall.SIGTERM)
+	if after, _ := os.ReadFile(c.vault); !bytes.Equal(before, after) {
+		t.Error("the vault file changed while the dashboard served it")
+	}
 	t.Logf("screenshots in %s", shots)
 }
 
