@@ -78,12 +78,16 @@ func (v *Vault) setSlots(pass, keyfile []byte) error {
 	return nil
 }
 
-// Flush compacts the file: the journal is folded into the payload.
+// Flush compacts the file: the journal is folded into the payload. A
+// read-only handle wrote nothing and leaves the file alone.
 func (v *Vault) Flush() error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.file == nil {
 		return ErrLocked
+	}
+	if v.readOnly {
+		return nil
 	}
 	if err := v.file.Compact(); err != nil {
 		return fmt.Errorf("compact %s: %w (your data is safe in the journal)", v.path, err)

@@ -132,7 +132,8 @@ func (v *Vault) Relations(q RelationQuery) (RelationResult, error) {
 	var out []*Relation
 	for _, rel := range v.relationsSorted() {
 		switch {
-		case q.Entity != "" && !eq(rel.Subject, q.Entity) && !eq(rel.Object, q.Entity),
+		case !v.canRead(rel.Namespace),
+			q.Entity != "" && !eq(rel.Subject, q.Entity) && !eq(rel.Object, q.Entity),
 			q.Subject != "" && !eq(rel.Subject, q.Subject),
 			q.Predicate != "" && !eq(rel.Predicate, q.Predicate),
 			q.Object != "" && !eq(rel.Object, q.Object),

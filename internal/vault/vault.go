@@ -25,6 +25,9 @@ type Options struct {
 	// Repin opens a vault pinned to another model than Encoder (for
 	// reindex, which re-embeds and re-pins it).
 	Repin bool
+	// ReadOnly refuses every write with ErrReadOnly, the expiry sweep and
+	// the first model pin included (the dashboard opens vaults this way).
+	ReadOnly bool
 }
 
 // Vault is an open vault: every record in RAM, indexed, and the file it came
@@ -38,6 +41,8 @@ type Vault struct {
 	enc    embed.Encoder
 	now    func() time.Time
 	st     *state
+	// readOnly refuses writes (Options.ReadOnly).
+	readOnly bool
 }
 
 // Create makes a new vault at path with a passphrase slot (and a keyfile
@@ -133,7 +138,7 @@ func newVault(path string, opts Options) (*Vault, error) {
 			return nil, err
 		}
 	}
-	v := &Vault{path: path, cfg: cfg, caller: caller, enc: opts.Encoder, now: now}
+	v := &Vault{path: path, cfg: cfg, caller: caller, enc: opts.Encoder, now: now, readOnly: opts.ReadOnly}
 	v.st = newState(v)
 	return v, nil
 }
@@ -148,6 +153,9 @@ func (v *Vault) adoptPin(repin bool) error {
 	}
 	info := v.enc.Info()
 	if pin.Name == "" {
+		if v.readOnly {
+			return nil // pinned by the first process that may write
+		}
 		if err := v.file.SetPin(pinOf(info)); err != nil {
 			return fmt.Errorf("open vault %s: record the model pin: %w", v.path, err)
 		}
@@ -206,6 +214,9 @@ func (v *Vault) refresh() error {
 func (v *Vault) update(build func() ([]vaultfmt.Change, error)) error {
 	if v.file == nil {
 		return ErrLocked
+	}
+	if v.readOnly {
+		return fmt.Errorf("write vault %s: %w", v.path, ErrReadOnly)
 	}
 	var changes []vaultfmt.Change
 	err := v.file.Update(func() ([]vaultfmt.Change, error) {
