@@ -26,6 +26,10 @@ type yamlDoc struct {
 }
 
 func parseYAML(src []byte) (*yamlDoc, error) {
+	if bytes.ContainsRune(bytes.ReplaceAll(src, []byte("\r\n"), nil), '\r') {
+		// YAML counts a lone CR as a line break; the line table would not.
+		return nil, fmt.Errorf("the file has carriage returns without line feeds")
+	}
 	d := &yamlDoc{src: src, lines: []int{0}}
 	for i, c := range src {
 		if c == '\n' {
