@@ -428,3 +428,31 @@ func plain(v any) any {
 	}
 	return v
 }
+
+// arrayAt returns the array at keys, nil when a key is missing.
+func (d *jsonDoc) arrayAt(keys []string) (*hujson.Value, error) {
+	obj, missing, err := d.lookup(keys[:len(keys)-1])
+	if err != nil || len(missing) > 0 {
+		return nil, err
+	}
+	o := obj.Value.(*hujson.Object)
+	j, ok := member(o, keys[len(keys)-1])
+	if !ok {
+		return nil, nil
+	}
+	v := &o.Members[j].Value
+	if _, isArr := v.Value.(*hujson.Array); !isArr {
+		return nil, fmt.Errorf("%q is not a list", strings.Join(keys, "."))
+	}
+	return v, nil
+}
+
+// setElement replaces element j of arr (or appends when j < 0) with value.
+func (d *jsonDoc) setElement(arr *hujson.Value, j int, value any) []byte {
+	unit := indentUnit(d.src)
+	if j >= 0 {
+		e := items(arr)[j]
+		return splice(d.src, e.start, e.end, renderJSON(value, lineIndent(d.src, e.start), unit, isInline(d.src, arr)))
+	}
+	return d.insertItem(arr, func(ind string, inline bool) string { return renderJSON(value, ind, unit, inline) })
+}
