@@ -105,6 +105,9 @@ func setHook(src []byte, command string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrUnparsable, err)
 	}
+	if hasOurHook(before, command) {
+		return src, nil
+	}
 	d, err := parseJSON(src)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrUnparsable, err)
@@ -130,7 +133,7 @@ func setHook(src []byte, command string) ([]byte, error) {
 		out = d.setElement(arr, at, group)
 	}
 	after, err := decode(JSONC, out)
-	if err != nil || !reflect.DeepEqual(withoutOurHooks(after), withoutOurHooks(before)) || !hasOurHook(after, command) {
+	if err != nil || !reflect.DeepEqual(prune(withoutOurHooks(after)), prune(withoutOurHooks(before))) || !hasOurHook(after, command) {
 		return nil, fmt.Errorf("%w: the edit would change more than our hook; nothing was written", ErrUnparsable)
 	}
 	return out, nil

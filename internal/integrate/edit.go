@@ -43,6 +43,10 @@ func Merge(f Format, src []byte, loc Location, body orderedObject) ([]byte, erro
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrUnparsable, err)
 	}
+	if cur, _ := Lookup(f, src, loc); cur != nil && reflect.DeepEqual(cur, normalizedEntry(loc, body)) {
+		// Already there (perhaps reformatted by the client): nothing to do.
+		return src, nil
+	}
 	var out []byte
 	switch f {
 	case JSON, JSONC:
@@ -69,6 +73,15 @@ func Merge(f Format, src []byte, loc Location, body orderedObject) ([]byte, erro
 		return nil, err
 	}
 	return out, nil
+}
+
+// normalizedEntry is body as Lookup returns it.
+func normalizedEntry(loc Location, body orderedObject) any {
+	v := normalize(plain(body))
+	if loc.Seq {
+		v = withName(v, loc.Name)
+	}
+	return v
 }
 
 // Remove returns src without the entry at loc (found false when it has
