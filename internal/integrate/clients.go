@@ -36,7 +36,9 @@ func (e Env) get(k string) string {
 	return e.Getenv(k)
 }
 
-func (e Env) home(parts ...string) string { return filepath.Join(append([]string{e.Home}, parts...)...) }
+func (e Env) home(parts ...string) string {
+	return filepath.Join(append([]string{e.Home}, parts...)...)
+}
 
 // or returns the environment variable k when set, else def.
 func (e Env) or(k, def string) string {
@@ -160,14 +162,14 @@ var Clients = []Client{
 		}, Entry: entryStdio, Binaries: []string{"claude"}, Check: "claude mcp list",
 		Skills: func(e Env) string { return filepath.Join(claudeDir(e), "skills") }},
 	{ID: "claude-desktop", Name: "Claude Desktop", Format: JSON, Loc: mcpServers,
-		File: func(e Env) string { return e.desktopConfig("Claude", "claude_desktop_config.json") },
+		File:  func(e Env) string { return e.desktopConfig("Claude", "claude_desktop_config.json") },
 		Entry: entryPlain, Note: "Quit and reopen Claude Desktop to load it."},
 	{ID: "cline", Name: "Cline", Format: JSON, Loc: mcpServers,
 		File: func(e Env) string {
 			return e.vscodeUser("globalStorage", "saoudrizwan.claude-dev", "settings", "cline_mcp_settings.json")
 		}, Entry: entryEnabled},
 	{ID: "codex", Aliases: []string{"codex-cli"}, Name: "Codex CLI", Format: TOML, Loc: Location{Keys: []string{"mcp_servers"}, Name: Name},
-		File: func(e Env) string { return filepath.Join(e.or("CODEX_HOME", e.home(".codex")), "config.toml") },
+		File:  func(e Env) string { return filepath.Join(e.or("CODEX_HOME", e.home(".codex")), "config.toml") },
 		Entry: entryPlain, Binaries: []string{"codex"}, Check: "codex mcp list"},
 	{ID: "continue", Name: "Continue", Format: YAML, Loc: Location{Keys: []string{"mcpServers"}, Name: Name, Seq: true},
 		File: func(e Env) string { return e.home(".continue", "config.yaml") }, Entry: entryPlain, Binaries: []string{"cn"}},
