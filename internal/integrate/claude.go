@@ -347,6 +347,7 @@ func InstallClaudeMD(e Env, st *State, dry bool) (Change, error) {
 
 // Undo takes back one recorded item of any kind.
 func Undo(e Env, st *State, it *Item, dry bool) (Change, error) {
+	path := it.Path // take drops the item, and it points into the list
 	switch it.Kind {
 	case KindMCP:
 		if c, ok := Find(it.Client); ok && c.File(e) == it.Path {
@@ -369,7 +370,7 @@ func Undo(e Env, st *State, it *Item, dry bool) (Change, error) {
 			return cur, nil // a copy the user changed is theirs now
 		}, dry)
 		if err == nil && ch.Action == "removed" {
-			os.Remove(filepath.Dir(it.Path)) // the directory, when empty
+			os.Remove(filepath.Dir(path)) // the directory, when empty
 		}
 		if err == nil && ch.Action == "unchanged" && ch.Message == "nothing of ours left in it" {
 			ch.Message = "you changed it, so it was left in place"

