@@ -331,3 +331,34 @@ func TestTurnCapture(t *testing.T) {
 		t.Fatalf("tiers: %+v", got)
 	}
 }
+
+// TestFirstHour walks the steps a new user took and the rough edges they
+// hit: the default vault follows $HOME, init's "Next" hint works as
+// printed, status reports a lock instead of failing, errors are sentences
+// and an opinion that was not stored is not a success.
+func TestFirstHour(t *testing.T) {
+	h := newHome(t, "")
+	out, code := h.run(integratePass+"\n", h.bin, "init", "--no-app", "--passphrase-stdin")
+	if code != 0 || !strings.Contains(out, filepath.Join(h.home, ".compartment", "memory.vault")) {
+		t.Fatalf("init did not use $HOME (%s): exit %d\n%s", h.home, code, out)
+	}
+	if !strings.Contains(out, "compartment integrate claude") {
+		t.Fatalf("init does not say how to connect an agent:\n%s", out)
+	}
+	// The hint, exactly as printed.
+	if _, code := h.run("", h.bin, "store", "a fact worth keeping", "--source", "from chat"); code != 0 {
+		t.Fatal("init's Next hint fails")
+	}
+	h.compartment("store", "Priya prefers code reviews before noon", "--source", "from chat", "--kind", "opinion")
+	if out, code := h.run("", h.bin, "store", "Priya prefers code reviews after lunch", "--source", "from chat", "--kind", "opinion"); code != 3 || !strings.Contains(out, "not stored") {
+		t.Fatalf("opinion conflict: exit %d (want 3)\n%s", code, out)
+	}
+	if out, code := h.run("", h.bin, "config", "set", "max_memory_chars", "abc"); code == 0 || strings.Contains(out, "Go struct") || !strings.Contains(out, "whole number") {
+		t.Fatalf("config set error: exit %d\n%s", code, out)
+	}
+	h.compartment("lock")
+	out = h.compartment("status")
+	if !strings.Contains(out, "(locked)") {
+		t.Fatalf("status on a locked vault:\n%s", out)
+	}
+}
