@@ -202,7 +202,7 @@ var Clients = []Client{
 		}, Binaries: []string{"goose"}},
 	{ID: "hermes", Aliases: []string{"hermes-agent"}, Name: "Hermes Agent", Format: YAML, Loc: Location{Keys: []string{"mcp_servers"}, Name: Name},
 		File:  func(e Env) string { return filepath.Join(hermesHome(e), "config.yaml") },
-		Entry: entryPlain, Binaries: []string{"hermes"}, Check: "hermes mcp list",
+		Entry: entryPlain, Binaries: []string{"hermes"},
 		Skills: func(e Env) string { return filepath.Join(hermesHome(e), "skills") },
 		Note:   "Start a new Hermes session to load it."},
 	{ID: "jan", Name: "Jan", Format: JSON, Loc: mcpServers,
@@ -230,7 +230,7 @@ var Clients = []Client{
 			return orderedObject{{"type", "local"}, {"command", append([]string{c}, a...)}, {"enabled", true}}
 		}, Binaries: []string{"opencode"}, Check: "opencode mcp list"},
 	{ID: "qwen", Aliases: []string{"qwen-code"}, Name: "Qwen Code", Format: JSONC, Loc: mcpServers,
-		File: func(e Env) string { return e.home(".qwen", "settings.json") }, Entry: entryPlain, Binaries: []string{"qwen"}, Check: "qwen mcp list"},
+		File: func(e Env) string { return e.home(".qwen", "settings.json") }, Entry: entryPlain, Binaries: []string{"qwen"}},
 	{ID: "roo-code", Aliases: []string{"roo"}, Name: "Roo Code", Format: JSON, Loc: mcpServers,
 		File: func(e Env) string {
 			return e.vscodeUser("globalStorage", "rooveterinaryinc.roo-cline", "settings", "mcp_settings.json")

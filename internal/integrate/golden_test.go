@@ -324,3 +324,14 @@ func TestEnvOverrides(t *testing.T) {
 	}
 	_ = fmt.Sprint
 }
+
+// docs/INTEGRATIONS.md shows the table as the code has it.
+func TestIntegrationsDoc(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "INTEGRATIONS.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(doc), DocTable()) {
+		t.Fatalf("docs/INTEGRATIONS.md is out of date: its table should be\n%s", DocTable())
+	}
+}
