@@ -362,3 +362,62 @@ func TestFirstHour(t *testing.T) {
 		t.Fatalf("status on a locked vault:\n%s", out)
 	}
 }
+
+// TestIntegrateListAllAndRefusal: --list and --all see an installed client,
+// init never prompts without a terminal, and a file that does not parse is
+// left as it was while the block to paste is printed.
+func TestIntegrateListAllAndRefusal(t *testing.T) {
+	h := newHome(t, "")
+	// A "claude" on PATH makes Claude Code installed here.
+	bin := filepath.Join(h.home, "bin")
+	h.write("bin/claude", "#!/bin/sh\nexit 0\n")
+	os.Chmod(filepath.Join(bin, "claude"), 0o755)
+	for i, kv := range h.env {
+		if strings.HasPrefix(kv, "PATH=") {
+			h.env[i] = "PATH=" + bin + string(os.PathListSeparator) + kv[len("PATH="):]
+		}
+	}
+	out, code := h.run(integratePass+"\n", h.bin, "init", "--no-app", "--passphrase-stdin")
+	if code != 0 || !strings.Contains(out, "Found Claude Code: connect it with `compartment integrate claude`") {
+		t.Fatalf("init without a terminal: exit %d\n%s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(h.home, ".claude.json")); err == nil {
+		t.Fatal("init wired Claude Code without asking")
+	}
+	list := h.compartment("integrate", "--list", "--json")
+	var rows []struct {
+		Client           string
+		Installed, Wired bool
+	}
+	json.Unmarshal([]byte(list), &rows)
+	state := map[string][2]bool{}
+	for _, r := range rows {
+		state[r.Client] = [2]bool{r.Installed, r.Wired}
+	}
+	if len(rows) != 28 || state["claude-code"] != [2]bool{true, false} || state["zed"][0] {
+		t.Fatalf("--list: %s", list)
+	}
+	h.compartment("integrate", "--all", "--no-import")
+	list = h.compartment("integrate", "--list", "--json")
+	json.Unmarshal([]byte(list), &rows)
+	for _, r := range rows {
+		if r.Wired != (r.Client == "claude-code") {
+			t.Fatalf("after --all, %s wired = %v", r.Client, r.Wired)
+		}
+	}
+
+	// A broken file: untouched, block printed, non-zero exit.
+	broken := h.write(".cursor/mcp.json", "{ \"mcpServers\": { \"x\": ")
+	out, code = h.run("", h.bin, "integrate", "cursor")
+	if code == 0 || !strings.Contains(out, "left untouched") || !strings.Contains(out, `"mcpServers"`) {
+		t.Fatalf("broken file: exit %d\n%s", code, out)
+	}
+	if read(t, broken) != "{ \"mcpServers\": { \"x\": " {
+		t.Fatal("a file that does not parse was changed")
+	}
+	// Dry run writes nothing.
+	h.compartment("integrate", "codex", "--dry-run")
+	if _, err := os.Stat(filepath.Join(h.home, ".codex", "config.toml")); err == nil {
+		t.Fatal("--dry-run wrote a file")
+	}
+}
