@@ -224,25 +224,7 @@ func UninstallHook(e Env, st *State, dry bool) (Change, error) {
 		}
 		return out, nil
 	}
-	if it := st.Find(KindHook, path); it != nil {
-		return st.take(it, strip, dry)
-	}
-	cur, err := os.ReadFile(path)
-	if err != nil {
-		return Change{Action: "unchanged"}, nil
-	}
-	out, err := strip(cur)
-	if err != nil || bytes.Equal(out, cur) {
-		return Change{Path: path, Action: "unchanged"}, err
-	}
-	if dry {
-		return Change{Path: path, Action: "updated"}, nil
-	}
-	bk, err := st.backup("claude-code", path, cur)
-	if err != nil {
-		return Change{}, err
-	}
-	return Change{Path: path, Action: "updated", Backup: bk}, writeAtomic(path, out, modeOf(path))
+	return st.takeBack(KindHook, "claude-code", path, strip, dry)
 }
 
 // HookCommands lists the capture hooks Claude Code's settings hold.

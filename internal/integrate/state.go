@@ -238,6 +238,30 @@ func (st *State) take(it *Item, strip func([]byte) ([]byte, error), dry bool) (C
 	return ch, st.save()
 }
 
+// takeBack undoes kind's change to path: the recorded item when there is
+// one, else (a file we never recorded) strip alone, after a backup.
+func (st *State) takeBack(kind, client, path string, strip func([]byte) ([]byte, error), dry bool) (Change, error) {
+	if it := st.Find(kind, path); it != nil {
+		return st.take(it, strip, dry)
+	}
+	cur, err := os.ReadFile(path)
+	if err != nil {
+		return Change{Action: "unchanged"}, nil
+	}
+	out, err := strip(cur)
+	if err != nil || bytes.Equal(out, cur) {
+		return Change{Path: path, Action: "unchanged"}, err
+	}
+	if dry {
+		return Change{Path: path, Action: "updated"}, nil
+	}
+	bk, err := st.backup(client, path, cur)
+	if err != nil {
+		return Change{}, err
+	}
+	return Change{Path: path, Action: "updated", Backup: bk}, writeAtomic(path, out, modeOf(path))
+}
+
 func modeOf(path string) os.FileMode {
 	if fi, err := os.Stat(path); err == nil {
 		return fi.Mode().Perm()

@@ -92,23 +92,5 @@ func Unwire(e Env, st *State, c *Client, dry bool) (Change, error) {
 		}
 		return out, nil
 	}
-	if it := st.Find(KindMCP, path); it != nil {
-		return st.take(it, strip, dry)
-	}
-	cur, err := os.ReadFile(path)
-	if err != nil {
-		return Change{Action: "unchanged"}, nil
-	}
-	out, err := strip(cur)
-	if err != nil || string(out) == string(cur) {
-		return Change{Path: path, Action: "unchanged"}, err
-	}
-	if dry {
-		return Change{Path: path, Action: "updated"}, nil
-	}
-	bk, err := st.backup(c.ID, path, cur)
-	if err != nil {
-		return Change{}, err
-	}
-	return Change{Path: path, Action: "updated", Backup: bk}, writeAtomic(path, out, modeOf(path))
+	return st.takeBack(KindMCP, c.ID, path, strip, dry)
 }
