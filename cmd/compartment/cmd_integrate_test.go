@@ -420,4 +420,19 @@ func TestIntegrateListAllAndRefusal(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(h.home, ".codex", "config.toml")); err == nil {
 		t.Fatal("--dry-run wrote a file")
 	}
+
+	// --purge needs a yes; with it the integrations and the vault go.
+	vaultPath := filepath.Join(h.home, ".compartment", "memory.vault")
+	if _, code := h.run("", h.bin, "uninstall", "--purge"); code == 0 {
+		t.Fatal("--purge without a terminal or --yes went ahead")
+	}
+	if _, err := os.Stat(vaultPath); err != nil {
+		t.Fatal("a refused --purge deleted the vault")
+	}
+	h.compartment("uninstall", "--purge", "--yes")
+	for _, p := range []string{vaultPath, filepath.Join(h.home, ".claude.json"), filepath.Join(h.home, ".claude", "settings.json")} {
+		if _, err := os.Stat(p); err == nil {
+			t.Fatalf("uninstall --purge left %s", p)
+		}
+	}
 }
