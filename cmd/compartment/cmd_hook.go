@@ -194,7 +194,8 @@ func (c *HookCaptureCmd) capture(app *App) (captureReport, error) {
 	var mems []capture.Memory
 	source := "from chat"
 	var discovered string
-	if _, isHook := probe["hook_event_name"]; isHook {
+	_, isHook := probe["hook_event_name"]
+	if isHook {
 		var ev hookEvent
 		if err := json.Unmarshal(in, &ev); err != nil {
 			return captureReport{}, fmt.Errorf("hook input: %v", err)
@@ -226,8 +227,8 @@ func (c *HookCaptureCmd) capture(app *App) (captureReport, error) {
 	if !ok {
 		return captureReport{Skipped: "the vault is locked"}, nil
 	}
-	if app.Caller == defaultCaller {
-		app.Caller = "claude-code"
+	if isHook && app.Caller == defaultCaller {
+		app.Caller = "claude-code" // as the installed hook says; a turn's host names itself
 	}
 	v, err := app.openVaultWith(u)
 	if err != nil {

@@ -149,13 +149,16 @@ func TestRealClientsListAndForget(t *testing.T) {
 			"{\n  \"mcp\": {\n    \"servers\": {\n      \"keepme\": { \"command\": \"true\" }\n    }\n  }\n}\n", "- compartment"},
 	} {
 		t.Run(tc.client, func(t *testing.T) {
+			// Exactly the README's steps: init, integrate, the client's list.
 			h := newHome(t, node)
-			h.init()
+			if out, code := h.run(integratePass+"\n", h.bin, "init", "--passphrase-stdin"); code != 0 {
+				t.Fatalf("init: %s", out)
+			}
 			path := filepath.Join(h.home, tc.file)
 			if tc.before != "" {
 				h.write(tc.file, tc.before)
 			}
-			out := h.compartment("integrate", tc.client, "--no-import")
+			out := h.compartment("integrate", tc.client)
 			written := read(t, path)
 			if !strings.Contains(written, "compartment") {
 				t.Fatalf("integrate wrote no entry into %s:\n%s\n%s", path, out, written)
