@@ -175,6 +175,7 @@ func TestRealClientsListAndForget(t *testing.T) {
 				t.Fatalf("%s does not show compartment (%q):\n%s", strings.Join(tc.list, " "), tc.listed, listing)
 			}
 			rewritten := read(t, path) != written
+			t.Logf("%s rewrote its own file while listing: %v", tc.client, rewritten)
 			h.compartment("uninstall")
 			after, err := os.ReadFile(path)
 			switch {
