@@ -1,6 +1,7 @@
 package integrate
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -39,6 +40,15 @@ var ErrUnparsable = errors.New("integrate: the file cannot be edited safely")
 // kept. It never returns a result that decodes to anything but src's
 // document with that one entry set.
 func Merge(f Format, src []byte, loc Location, body orderedObject) ([]byte, error) {
+	if crlf(src) {
+		// Edit with LF line ends and give the file its CRLFs back, so the
+		// lines we add end as the user's do.
+		out, err := Merge(f, bytes.ReplaceAll(src, []byte("\r\n"), []byte("\n")), loc, body)
+		if err != nil {
+			return nil, err
+		}
+		return bytes.ReplaceAll(out, []byte("\n"), []byte("\r\n")), nil
+	}
 	before, err := decode(f, src)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrUnparsable, err)
@@ -75,6 +85,12 @@ func Merge(f Format, src []byte, loc Location, body orderedObject) ([]byte, erro
 	return out, nil
 }
 
+// crlf says whether every line of src ends in CRLF.
+func crlf(src []byte) bool {
+	n := bytes.Count(src, []byte("\n"))
+	return n > 0 && bytes.Count(src, []byte("\r\n")) == n
+}
+
 // normalizedEntry is body as Lookup returns it.
 func normalizedEntry(loc Location, body orderedObject) any {
 	v := normalize(plain(body))
@@ -87,6 +103,13 @@ func normalizedEntry(loc Location, body orderedObject) any {
 // Remove returns src without the entry at loc (found false when it has
 // none), every other byte kept.
 func Remove(f Format, src []byte, loc Location) (out []byte, found bool, err error) {
+	if crlf(src) {
+		out, found, err := Remove(f, bytes.ReplaceAll(src, []byte("\r\n"), []byte("\n")), loc)
+		if err != nil || !found {
+			return src, found, err
+		}
+		return bytes.ReplaceAll(out, []byte("\n"), []byte("\r\n")), true, nil
+	}
 	before, err := decode(f, src)
 	if err != nil {
 		return nil, false, fmt.Errorf("%w: %v", ErrUnparsable, err)

@@ -335,3 +335,22 @@ func TestIntegrationsDoc(t *testing.T) {
 		t.Fatalf("docs/INTEGRATIONS.md is out of date: its table should be\n%s", DocTable())
 	}
 }
+
+// A file with CRLF line ends keeps them, in the lines we add too.
+func TestCRLF(t *testing.T) {
+	for _, id := range []string{"codex", "gemini", "hermes"} {
+		c, _ := Find(id)
+		src := []byte(strings.ReplaceAll(beforeCases(c)["other-servers"], "\n", "\r\n"))
+		out, err := Merge(c.Format, src, c.Loc, c.Entry("/bin/compartment", []string{"serve"}))
+		if err != nil {
+			t.Fatalf("%s: %v", id, err)
+		}
+		if bytes.Count(out, []byte("\n")) != bytes.Count(out, []byte("\r\n")) || !isSubsequence(src, out) {
+			t.Fatalf("%s: line ends mixed or bytes lost:\n%q", id, out)
+		}
+		back, found, err := Remove(c.Format, out, c.Loc)
+		if err != nil || !found || bytes.Count(back, []byte("\n")) != bytes.Count(back, []byte("\r\n")) {
+			t.Fatalf("%s: remove: %v %v %q", id, found, err, back)
+		}
+	}
+}
