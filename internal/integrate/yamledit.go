@@ -218,6 +218,11 @@ func yamlSet(src []byte, e yamlEntry, body orderedObject) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if at, ok := d.emptyFlow(e.key); ok {
+		// `key: {}` or `key: []`: drop the brackets, then add the entry
+		// under the key as a block.
+		return yamlSet(splice(src, at, at+2, ""), e, body)
+	}
 	parent, parentKey, limit, from, to, found, err := d.extent(e)
 	if err != nil {
 		return nil, err
@@ -258,6 +263,35 @@ func yamlSet(src []byte, e yamlEntry, body orderedObject) ([]byte, error) {
 		sep = "\n"
 	}
 	return append(append(append([]byte(nil), src...), sep...), block...), nil
+}
+
+// emptyFlow finds `{}` or `[]` written as the value of top-level key on
+// the key's own line, and returns its byte offset.
+func (d *yamlDoc) emptyFlow(key string) (int, bool) {
+	if d.root == nil {
+		return 0, false
+	}
+	keys, vals := pairs(d.root)
+	for i, k := range keys {
+		v := vals[i]
+		if k.Value != key || v.Style&yaml.FlowStyle == 0 || len(v.Content) > 0 || v.Line != k.Line {
+			continue
+		}
+		line := string(d.src[d.off(v.Line):lineEnd(d.src, d.off(v.Line))])
+		col := 0
+		for bi := range line {
+			if col == v.Column-1 {
+				if at := d.off(v.Line) + bi; at+2 <= len(d.src) {
+					if s := string(d.src[at : at+2]); s == "{}" || s == "[]" {
+						return at, true
+					}
+				}
+				return 0, false
+			}
+			col++
+		}
+	}
+	return 0, false
 }
 
 // yamlDelete removes the entry, and the top-level key when the entry was
