@@ -239,6 +239,15 @@ func TestClaudeHookCapture(t *testing.T) {
 	if !strings.Contains(hook, "hook capture") {
 		t.Fatalf("our hook: %q", hook)
 	}
+	var status struct {
+		Installed     bool     `json:"installed"`
+		Commands      []string `json:"commands"`
+		VaultUnlocked bool     `json:"vault_unlocked"`
+	}
+	json.Unmarshal([]byte(h.compartment("hook", "status", "--json")), &status)
+	if !status.Installed || len(status.Commands) != 1 || status.Commands[0] != hook || !status.VaultUnlocked {
+		t.Fatalf("hook status: %+v", status)
+	}
 
 	mem := h.write(".claude/projects/-home-me-app/memory/decisions.md", "---\nname: decisions\ntype: project\n---\n"+
 		"- We decided to deploy from the release branch only.\n- The user prefers short commit messages.\n- Staging listens on port 5433.\n")
