@@ -305,6 +305,24 @@ func TestClaudeHookCapture(t *testing.T) {
 		t.Fatalf("import-claude after the hook: %s", imp)
 	}
 
+	// A project's CLAUDE.md: --dry-run lists, the import stores, a second
+	// import stores nothing; the files are only read.
+	proj := h.write("work/app/CLAUDE.md", "# App\n\n- Always run the migrations before the tests.\n")
+	h.write("work/app/node_modules/x/CLAUDE.md", "- Not ours to import.\n")
+	dry := h.compartment("import-claude", "--dir", filepath.Join(h.home, "work"), "--dry-run")
+	if !strings.Contains(dry, "0.90  decision    Always run the migrations before the tests.") || strings.Contains(dry, "Not ours") {
+		t.Fatalf("dry run:\n%s", dry)
+	}
+	for i, wantStored := range []int{1, 0} {
+		json.Unmarshal([]byte(h.compartment("import-claude", "--dir", filepath.Join(h.home, "work"), "--json")), &counts)
+		if counts.Stored != wantStored {
+			t.Fatalf("import %d with --dir stored %d, want %d", i+1, counts.Stored, wantStored)
+		}
+	}
+	if read(t, proj) != "# App\n\n- Always run the migrations before the tests.\n" {
+		t.Fatal("import-claude changed a memory file")
+	}
+
 	// Uninstall gives the user's settings back byte for byte.
 	h.compartment("uninstall")
 	if got := read(t, settings); got != userSettings {
@@ -447,5 +465,30 @@ func TestIntegrateListAllAndRefusal(t *testing.T) {
 		if _, err := os.Stat(p); err == nil {
 			t.Fatalf("uninstall --purge left %s", p)
 		}
+	}
+}
+
+// TestInitOffersOnATerminal: on a terminal (a pty from script(1)), init
+// asks about each agent it finds and wires the one the user says yes to.
+func TestInitOffersOnATerminal(t *testing.T) {
+	scriptBin, err := exec.LookPath("script")
+	if err != nil {
+		t.Skip("script(1) from util-linux is needed to give init a terminal")
+	}
+	h := newHome(t, "")
+	h.write("bin/claude", "#!/bin/sh\nexit 0\n")
+	os.Chmod(filepath.Join(h.home, "bin", "claude"), 0o755)
+	for i, kv := range h.env {
+		if strings.HasPrefix(kv, "PATH=") {
+			h.env[i] = "PATH=" + filepath.Join(h.home, "bin") + string(os.PathListSeparator) + kv[len("PATH="):]
+		}
+	}
+	h.env = append(h.env, "COMPARTMENT_PASSPHRASE="+integratePass)
+	out, code := h.run("y\n", scriptBin, "-qec", shellQuote(h.bin)+" init --no-app", "/dev/null")
+	if code != 0 || !strings.Contains(out, "Found Claude Code. Connect it to the vault now?") {
+		t.Fatalf("init on a terminal: exit %d\n%s", code, out)
+	}
+	if b, err := os.ReadFile(filepath.Join(h.home, ".claude.json")); err != nil || !strings.Contains(string(b), "--caller") {
+		t.Fatalf("the agent the user said yes to was not wired: %v\n%s", err, out)
 	}
 }
