@@ -30,12 +30,7 @@ type HookInstallCmd struct {
 }
 
 func (c *HookInstallCmd) Run(app *App) error {
-	e := integrate.HostEnv()
-	st, err := integrate.LoadState(e)
-	if err != nil {
-		return err
-	}
-	srv, err := app.server()
+	e, st, srv, err := app.integration()
 	if err != nil {
 		return err
 	}

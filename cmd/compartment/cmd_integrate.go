@@ -56,11 +56,7 @@ func (c *IntegrateCmd) Run(app *App) error {
 		}
 		targets = append(targets, cl)
 	}
-	st, err := integrate.LoadState(e)
-	if err != nil {
-		return err
-	}
-	srv, err := app.server()
+	_, st, srv, err := app.integration()
 	if err != nil {
 		return err
 	}
@@ -83,6 +79,19 @@ func (c *IntegrateCmd) Run(app *App) error {
 		return &exitError{code: 1, err: fmt.Errorf("%d of %d clients were not wired (see above)", failed, len(targets))}
 	}
 	return nil
+}
+
+// integration is what every integrate and hook command starts from: this
+// user's environment, the state of what was written, and the server's
+// command line.
+func (app *App) integration() (integrate.Env, *integrate.State, integrate.Server, error) {
+	e := integrate.HostEnv()
+	st, err := integrate.LoadState(e)
+	if err != nil {
+		return e, nil, integrate.Server{}, err
+	}
+	srv, err := app.server()
+	return e, st, srv, err
 }
 
 // server is the command line clients run: this binary (by name when the
