@@ -12,6 +12,7 @@ import (
 // InitCmd creates a new vault.
 type InitCmd struct {
 	NoApp           bool `help:"Do not start the desktop panel (headless machines, CI)."`
+	NoIntegrate     bool `help:"Do not offer to connect the agents found here (never asked without a terminal)."`
 	PassphraseStdin bool `help:"Read the passphrase from the first line of stdin."`
 	JSON            bool `help:"Print the result as JSON." name:"json"`
 }
@@ -48,11 +49,14 @@ func (c *InitCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
+	unlockedMsg, unlocked := unlockAfterInit(app, vaultfmt.Unlock{Passphrase: pass, Keyfile: keyfile})
 	if c.JSON {
-		return printJSON(app.Stdout, map[string]any{"path": app.Vault, "vault_id": st.VaultID, "model": st.Model.Pinned})
+		return printJSON(app.Stdout, map[string]any{"path": app.Vault, "vault_id": st.VaultID, "model": st.Model.Pinned, "unlocked": unlocked})
 	}
 	fmt.Fprintf(app.Stdout, "Created an encrypted vault at %s\n", app.Vault)
 	fmt.Fprintf(app.Stdout, "Settings and grants: %s\n", vault.ConfigPath(app.Vault))
+	fmt.Fprintln(app.Stdout, unlockedMsg)
+	offerIntegrations(app, c.NoIntegrate)
 	fmt.Fprintln(app.Stdout, "Next: compartment store \"a fact worth keeping\" --source \"from chat\"")
 	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"strings"
 )
 
@@ -11,7 +12,16 @@ type StatusCmd struct {
 }
 
 func (c *StatusCmd) Run(app *App) error {
-	v, err := app.openVault()
+	if err := vaultExists(app.Vault); err != nil {
+		return err
+	}
+	// A locked vault is a state to report, not an error: status never
+	// asks for the passphrase when no credential is at hand.
+	u, ok := app.quietCredential()
+	if !ok {
+		return c.locked(app)
+	}
+	v, err := app.openVaultWith(u)
 	if err != nil {
 		return err
 	}
@@ -60,4 +70,19 @@ func humanBytes(n int64) string {
 		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%d B", n)
+}
+
+// locked reports a vault no credential opens right now.
+func (c *StatusCmd) locked(app *App) error {
+	var size int64
+	if fi, err := os.Stat(app.Vault); err == nil {
+		size = fi.Size()
+	}
+	if c.JSON {
+		return printJSON(app.Stdout, map[string]any{"path": app.Vault, "locked": true, "file_bytes": size})
+	}
+	fmt.Fprintf(app.Stdout, "vault          %s (locked)\n", app.Vault)
+	fmt.Fprintf(app.Stdout, "file           %s\n", humanBytes(size))
+	fmt.Fprintln(app.Stdout, "unlock         `compartment unlock` opens it for every command and agent of yours until reboot or `compartment lock`")
+	return nil
 }

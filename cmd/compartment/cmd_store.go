@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -43,11 +44,22 @@ func (c *StoreCmd) Run(app *App) error {
 		return err
 	}
 	if c.JSON {
-		return printJSON(app.Stdout, res)
+		if err := printJSON(app.Stdout, res); err != nil {
+			return err
+		}
+	} else {
+		printStoreResult(app, res)
 	}
-	printStoreResult(app, res)
+	if len(res.Conflicts) > 0 {
+		// Nothing was stored: scripts must not take this for success.
+		return &exitError{code: exitNotStored, err: errors.New("the opinion was not stored (see above)")}
+	}
 	return nil
 }
+
+// exitNotStored is store's exit status when an opinion conflict kept the
+// memory out (README, "Exit status").
+const exitNotStored = 3
 
 func printStoreResult(app *App, res vault.StoreResult) {
 	switch {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/alecthomas/kong"
 
@@ -55,13 +56,21 @@ type CLI struct {
 	Setup       SetupCmd       `cmd:"" help:"One-time installation steps (download-model)."`
 	Reindex     ReindexCmd     `cmd:"" help:"Embed records with the current model, or switch model (--model)."`
 	Bench       BenchCmd       `cmd:"" help:"Benchmarks: --vectors, --longmemeval."`
+
+	Integrate    IntegrateCmd    `cmd:"" help:"Wire MCP clients to the vault: claude, hermes, openclaw, codex, ... (--list, --all)."`
+	Hook         HookCmd         `cmd:"" help:"Claude Code's capture hook: install, uninstall, status, capture."`
+	ImportClaude ImportClaudeCmd `cmd:"" name:"import-claude" help:"Copy what Claude Code wrote in its memory files into the vault (repeatable)."`
+	Uninstall    UninstallCmd    `cmd:"" help:"Take back everything integrate, hook and the skill wrote (--purge also deletes the vault)."`
 }
 
 // Globals are the flags every command understands.
 type Globals struct {
-	Vault         string `help:"Vault file." env:"COMPARTMENT_VAULT" default:"~/.compartment/memory.vault" type:"path" placeholder:"PATH"`
+	// Vault and Keyfile are expanded by expandPath, not by kong's path
+	// type, which takes the home directory from the passwd entry and so
+	// ignores $HOME.
+	Vault         string `help:"Vault file." env:"COMPARTMENT_VAULT" default:"~/.compartment/memory.vault" placeholder:"PATH"`
 	Caller        string `help:"Who is calling (selects the default namespace and the grants)." default:"user" placeholder:"NAME"`
-	Keyfile       string `help:"Keyfile for a vault with two-factor unlock." type:"path" placeholder:"PATH"`
+	Keyfile       string `help:"Keyfile for a vault with two-factor unlock." placeholder:"PATH"`
 	AssertOffline bool   `help:"Refuse, in the kernel, any attempt of this process to open a network socket." env:"COMPARTMENT_ASSERT_OFFLINE"`
 }
 
@@ -132,7 +141,10 @@ func parseAndRun(parser *kong.Kong, cli *CLI, args []string, stdin io.Reader, st
 		fmt.Fprintf(stderr, "compartment: %v\n", err)
 		return 2, true
 	}
-	cli.Vault = expandHome(cli.Vault)
+	cli.Vault = expandPath(cli.Vault)
+	if cli.Keyfile != "" {
+		cli.Keyfile = expandPath(cli.Keyfile)
+	}
 	if cli.AssertOffline {
 		if err := offline.Enforce(); err != nil {
 			fmt.Fprintf(stderr, "compartment: --assert-offline: %v\n", err)
@@ -153,13 +165,30 @@ func parseAndRun(parser *kong.Kong, cli *CLI, args []string, stdin io.Reader, st
 	return 0, true
 }
 
-// expandHome turns a leading ~/ into the user's home directory (kong's path
-// type does this for flags, not for env values).
-func expandHome(p string) string {
-	if len(p) >= 2 && p[:2] == "~/" {
-		if home, err := os.UserHomeDir(); err == nil {
-			return filepath.Join(home, p[2:])
-		}
+// defaultCaller is --caller's default.
+const defaultCaller = "user"
+
+// homeDir is $HOME, the home directory everything in compartment uses
+// (falling back to the system's idea of it when $HOME is unset).
+func homeDir() string {
+	if h := os.Getenv("HOME"); h != "" {
+		return h
+	}
+	h, _ := os.UserHomeDir()
+	return h
+}
+
+// defaultVault is the vault used when neither --vault nor
+// COMPARTMENT_VAULT names one.
+func defaultVault() string { return filepath.Join(homeDir(), ".compartment", "memory.vault") }
+
+// expandPath turns a leading ~ into $HOME and makes the path absolute.
+func expandPath(p string) string {
+	if p == "~" || strings.HasPrefix(p, "~/") || strings.HasPrefix(p, `~\`) {
+		p = filepath.Join(homeDir(), p[1:])
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
 	}
 	return p
 }

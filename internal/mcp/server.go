@@ -47,6 +47,7 @@ type Server struct {
 	keeper  *session.Keeper
 	mcp     *server.MCPServer
 	log     *slog.Logger
+	args    argSchemas // each tool's compiled input schema
 	started time.Time
 
 	mu        sync.Mutex
@@ -80,12 +81,17 @@ func New(opts Options) *Server {
 		server.WithTitle("Compartment memory"),
 		server.WithInstructions(Instructions),
 		server.WithToolCapabilities(false),
-		server.WithInputSchemaValidation(),
 		server.WithOutputSchemaValidation(),
 		server.WithRecovery(),
 		server.WithHooks(hooks),
 	)
-	for _, d := range s.tools() {
+	defs := s.tools()
+	schemas, err := compileArgSchemas(defs)
+	if err != nil {
+		panic(err) // the tools' own schemas: a programming error
+	}
+	s.args = schemas
+	for _, d := range defs {
 		s.mcp.AddTool(d.tool(), s.wrap(d))
 	}
 	return s
@@ -237,6 +243,9 @@ func (s *Server) wrap(d toolDef) server.ToolHandlerFunc {
 		s.noteCall()
 		args, err := rawArgs(req)
 		if err != nil {
+			return mcpgo.NewToolResultError(err.Error()), nil
+		}
+		if err := s.args.check(d.name, args); err != nil {
 			return mcpgo.NewToolResultError(err.Error()), nil
 		}
 		var out any

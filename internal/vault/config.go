@@ -195,7 +195,15 @@ func (c *Config) SetSetting(key, value string) error {
 	raw, _ = json.Marshal(m)
 	next := c.Settings
 	if err := json.Unmarshal(raw, &next); err != nil {
-		return invalidf("setting %s: %v", key, err)
+		// The decoder's message names Go types; say what the setting takes.
+		want := "a different kind of value"
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			if w, ok := map[string]string{"int": "a whole number", "float64": "a number", "bool": "true or false", "string": "text"}[te.Type.String()]; ok {
+				want = w
+			}
+		}
+		return invalidf("setting %s takes %s, not %s", key, want, value)
 	}
 	old := c.Settings
 	c.Settings = next

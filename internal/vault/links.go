@@ -31,6 +31,12 @@ func (v *Vault) Link(req LinkRequest) (*Relation, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The same relation twice is one relation: the existing one is
+	// returned and nothing is written.
+	if same := v.sameRelation(rel); same != nil {
+		cp := *same
+		return &cp, nil
+	}
 	err = v.update(func() ([]vaultfmt.Change, error) {
 		b := v.newBatch()
 		b.putRelation(rel)
@@ -41,6 +47,20 @@ func (v *Vault) Link(req LinkRequest) (*Relation, error) {
 	}
 	cp := *rel
 	return &cp, nil
+}
+
+// sameRelation finds a live relation saying what rel says: the same
+// subject, predicate and object (ignoring case), validity window, source
+// memory and namespace.
+func (v *Vault) sameRelation(rel *Relation) *Relation {
+	for _, r := range v.st.relations {
+		if r.Namespace == rel.Namespace && r.From == rel.From && r.To == rel.To && r.Src == rel.Src &&
+			strings.EqualFold(r.Subject, rel.Subject) && strings.EqualFold(r.Predicate, rel.Predicate) &&
+			strings.EqualFold(r.Object, rel.Object) {
+			return r
+		}
+	}
+	return nil
 }
 
 func (v *Vault) newRelation(req LinkRequest) (*Relation, error) {

@@ -624,3 +624,27 @@ func TestModelPinAndReindex(t *testing.T) {
 		t.Fatalf("search after re-embed: %+v %v", hits, err)
 	}
 }
+
+func TestLinkTwiceIsOneRelation(t *testing.T) {
+	v := newHarness(t, bowEncoder{}).open("user")
+	defer v.Close()
+	a, err := v.Link(LinkRequest{Subject: "Max", Predicate: "works_at", Object: "Northwind"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := v.Link(LinkRequest{Subject: "max", Predicate: "works_at", Object: "northwind"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := v.Link(LinkRequest{Subject: "Max", Predicate: "works_at", Object: "Northwind", From: "2026-01-01"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := v.Relations(RelationQuery{Entity: "Max"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.ID != b.ID || c.ID == a.ID || len(res.Relations) != 2 {
+		t.Fatalf("ids %s %s %s, %d relations; want the second link to return the first and the dated one to be new", a.ID, b.ID, c.ID, len(res.Relations))
+	}
+}

@@ -1,0 +1,289 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/term"
+
+	"github.com/compartment/compartment/internal/integrate"
+	"github.com/compartment/compartment/internal/session"
+	"github.com/compartment/compartment/vaultfmt"
+)
+
+// IntegrateCmd wires MCP clients to this vault.
+type IntegrateCmd struct {
+	Clients  []string `arg:"" optional:"" help:"Clients to wire (see --list): claude, hermes, openclaw, codex, cursor, ..."`
+	List     bool     `help:"List every client: installed here? wired? where its file is."`
+	All      bool     `help:"Wire every client that is installed here."`
+	DryRun   bool     `help:"Say what would change and write nothing."`
+	NoHooks  bool     `help:"claude: do not install the capture hook."`
+	NoImport bool     `help:"claude: do not import what Claude Code already wrote."`
+	NoSkill  bool     `help:"claude, hermes, openclaw: do not install the /compartmentalize skill."`
+	JSON     bool     `help:"Print the result as JSON." name:"json"`
+}
+
+func (c *IntegrateCmd) Run(app *App) error {
+	e := integrate.HostEnv()
+	if c.List {
+		return c.list(app, e)
+	}
+	var targets []*integrate.Client
+	switch {
+	case c.All:
+		for i := range integrate.Clients {
+			cl := &integrate.Clients[i]
+			if cl.Installed(e) && cl.File(e) != "" {
+				targets = append(targets, cl)
+			}
+		}
+		if len(targets) == 0 {
+			fmt.Fprintln(app.Stdout, "No MCP client found here; `compartment integrate --list` shows every client and its file.")
+			return nil
+		}
+	case len(c.Clients) == 0:
+		return errors.New("name a client (`compartment integrate claude`), or use --list or --all")
+	}
+	for _, name := range c.Clients {
+		cl, ok := integrate.Find(name)
+		if !ok {
+			return fmt.Errorf("unknown client %q; known clients: %s", name, strings.Join(integrate.IDs(), ", "))
+		}
+		targets = append(targets, cl)
+	}
+	_, st, srv, err := app.integration()
+	if err != nil {
+		return err
+	}
+	var reports []map[string]any
+	failed := 0
+	for _, cl := range targets {
+		rep, err := c.wire(app, e, st, cl, srv)
+		if err != nil {
+			failed++
+			fmt.Fprintf(app.Stderr, "compartment: %s: %v\n", cl.Name, err)
+		}
+		reports = append(reports, rep)
+	}
+	if c.JSON {
+		if err := printJSON(app.Stdout, reports); err != nil {
+			return err
+		}
+	}
+	if failed > 0 {
+		return &exitError{code: 1, err: fmt.Errorf("%d of %d clients were not wired (see above)", failed, len(targets))}
+	}
+	return nil
+}
+
+// integration is what every integrate and hook command starts from: this
+// user's environment, the state of what was written, and the server's
+// command line.
+func (app *App) integration() (integrate.Env, *integrate.State, integrate.Server, error) {
+	e := integrate.HostEnv()
+	st, err := integrate.LoadState(e)
+	if err != nil {
+		return e, nil, integrate.Server{}, err
+	}
+	srv, err := app.server()
+	return e, st, srv, err
+}
+
+// server is the command line clients run: this binary (by name when the
+// same file is first on PATH), the vault when it is not the default one,
+// and the caller when one was given.
+func (app *App) server() (integrate.Server, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return integrate.Server{}, fmt.Errorf("find this program's path: %w", err)
+	}
+	if r, err := filepath.EvalSymlinks(self); err == nil {
+		self = r
+	}
+	cmd := self
+	if onPath, err := exec.LookPath("compartment"); err == nil {
+		if r, err := filepath.EvalSymlinks(onPath); err == nil && r == self {
+			cmd = "compartment"
+		}
+	}
+	s := integrate.Server{Command: cmd}
+	if app.Vault != defaultVault() {
+		s.Vault = app.Vault
+	}
+	if app.Caller != defaultCaller {
+		s.Caller = app.Caller
+	}
+	return s, nil
+}
+
+func (c *IntegrateCmd) wire(app *App, e integrate.Env, st *integrate.State, cl *integrate.Client, srv integrate.Server) (map[string]any, error) {
+	rep := map[string]any{"client": cl.ID, "file": cl.File(e)}
+	say := func(format string, args ...any) {
+		if !c.JSON {
+			fmt.Fprintf(app.Stdout, format+"\n", args...)
+		}
+	}
+	ch, err := integrate.Wire(e, st, cl, srv, c.DryRun)
+	rep["action"] = ch.Action
+	if err != nil {
+		say("%s: %v\nPaste this into it by hand:\n\n%s", cl.Name, err, integrate.Block(cl, srv))
+		rep["block"] = integrate.Block(cl, srv)
+		return rep, err
+	}
+	switch ch.Action {
+	case "paste":
+		say("%s keeps its servers where compartment cannot edit them. Add this block:\n\n%s", cl.Name, integrate.Block(cl, srv))
+		rep["block"] = integrate.Block(cl, srv)
+	default:
+		say("%s", describe(cl.Name+": MCP server", ch, c.DryRun))
+	}
+	if ch.Message != "" && ch.Action != "paste" {
+		say("  %s", ch.Message)
+	}
+	if cl.Skills != nil && !c.NoSkill {
+		sk, err := integrate.InstallSkill(e, st, cl, c.DryRun)
+		if err != nil {
+			return rep, err
+		}
+		say("%s", describe(cl.Name+": /compartmentalize skill", sk, c.DryRun))
+		if sk.Backup != "" {
+			say("  your changed copy was kept at %s", sk.Backup)
+		}
+	}
+	if cl.ID != "claude-code" {
+		return rep, nil
+	}
+	md, err := integrate.InstallClaudeMD(e, st, c.DryRun)
+	if err != nil {
+		return rep, err
+	}
+	say("%s", describe("Claude Code: memory instructions in CLAUDE.md", md, c.DryRun))
+	if !c.NoHooks {
+		hk, err := integrate.InstallHook(e, st, hookCommand(srv, false), c.DryRun)
+		if err != nil {
+			return rep, err
+		}
+		say("%s", describe("Claude Code: capture hook", hk, c.DryRun))
+	}
+	if !c.NoImport && !c.DryRun {
+		n, err := importClaude(app, e, importOptions{})
+		switch {
+		case errors.Is(err, errVaultLocked):
+			say("Claude Code: memories it already wrote were not imported (the vault is locked); run `compartment unlock`, then `compartment import-claude`")
+		case err != nil:
+			say("Claude Code: import of its memory files failed: %v (run `compartment import-claude` to retry)", err)
+		default:
+			say("Claude Code: imported %d new memories from its memory files", n.stored)
+		}
+	}
+	desktop, _ := integrate.Find("claude-desktop")
+	say("\nFor Claude Desktop, `compartment integrate claude-desktop` writes %s, or paste:\n\n%s", desktop.File(e), integrate.Block(desktop, srv))
+	say("Check with `claude mcp list`; new Claude Code sessions use the memory.")
+	return rep, nil
+}
+
+// describe says in one line what happened to one file.
+func describe(what string, ch integrate.Change, dry bool) string {
+	verb := map[string]string{
+		"created": "created", "updated": "updated", "unchanged": "already in place, nothing changed",
+		"restored": "restored from the backup", "removed": "removed",
+	}[ch.Action]
+	if dry && ch.Action != "unchanged" {
+		verb = "would be " + verb
+	}
+	s := fmt.Sprintf("%s %s (%s)", what, verb, ch.Path)
+	if ch.Backup != "" {
+		s += "; backup " + ch.Backup
+	}
+	return s
+}
+
+func (c *IntegrateCmd) list(app *App, e integrate.Env) error {
+	var rows []map[string]any
+	for i := range integrate.Clients {
+		cl := &integrate.Clients[i]
+		rows = append(rows, map[string]any{
+			"client": cl.ID, "name": cl.Name, "installed": cl.Installed(e), "wired": integrate.Wired(e, cl),
+			"file": cl.File(e), "format": cl.Format.String(),
+		})
+	}
+	if c.JSON {
+		return printJSON(app.Stdout, rows)
+	}
+	fmt.Fprintf(app.Stdout, "%-15s %-22s %-9s %-6s %s\n", "CLIENT", "NAME", "INSTALLED", "WIRED", "FILE")
+	yes := map[bool]string{true: "yes", false: "-"}
+	for _, r := range rows {
+		f := r["file"].(string)
+		if f == "" {
+			f = "(no file: integrate prints the block to paste)"
+		}
+		fmt.Fprintf(app.Stdout, "%-15s %-22s %-9s %-6s %s\n", r["client"], r["name"], yes[r["installed"].(bool)], yes[r["wired"].(bool)], f)
+	}
+	return nil
+}
+
+// confirm asks a yes/no question on the terminal; false without one.
+func confirm(question string) bool {
+	if !term.IsTerminal(int(os.Stdin.Fd())) {
+		return false
+	}
+	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	if err != nil {
+		return false
+	}
+	defer tty.Close()
+	fmt.Fprint(tty, question)
+	line, _ := bufio.NewReader(tty).ReadString('\n')
+	a := strings.ToLower(strings.TrimSpace(line))
+	return a == "y" || a == "yes"
+}
+
+// offerIntegrations is init's last step: the agents found here are wired
+// when the user says so on the terminal; without a terminal (or with
+// --no-integrate) init only says how.
+func offerIntegrations(app *App, skip bool) {
+	e := integrate.HostEnv()
+	var found []*integrate.Client
+	for _, id := range []string{"claude-code", "hermes", "openclaw"} {
+		if cl, _ := integrate.Find(id); cl.Installed(e) && !integrate.Wired(e, cl) {
+			found = append(found, cl)
+		}
+	}
+	if len(found) == 0 || skip {
+		fmt.Fprintln(app.Stdout, "Connect an agent: compartment integrate claude (or hermes, openclaw; --list for all 28)")
+		return
+	}
+	for _, cl := range found {
+		name := cl.ID
+		if cl.ID == "claude-code" {
+			name = "claude"
+		}
+		if !confirm(fmt.Sprintf("Found %s. Connect it to the vault now? [y/N] ", cl.Name)) {
+			fmt.Fprintf(app.Stdout, "Found %s: connect it with `compartment integrate %s`\n", cl.Name, name)
+			continue
+		}
+		ic := &IntegrateCmd{Clients: []string{name}}
+		if err := ic.Run(app); err != nil {
+			fmt.Fprintf(app.Stderr, "compartment: %s: %v\n", cl.Name, err)
+		}
+	}
+}
+
+// unlockAfterInit opens an unlock session with the passphrase just chosen,
+// so the next command (and every agent) can use the new vault at once. It
+// returns the line init prints about it.
+func unlockAfterInit(app *App, u vaultfmt.Unlock) (string, bool) {
+	s, err := session.For(app.Vault)
+	if err == nil {
+		err = s.Unlock(u, false)
+	}
+	if err != nil {
+		return fmt.Sprintf("The vault is locked (%v): run `compartment unlock` before storing.", err), false
+	}
+	return "Unlocked for your agents and commands until reboot or `compartment lock`.", true
+}
