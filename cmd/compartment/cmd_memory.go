@@ -248,7 +248,7 @@ func (c *AuditVerifyCmd) Run(app *App) error {
 		printAudit(app, rep)
 	}
 	if !rep.OK {
-		return &exitError{code: 1, err: fmt.Errorf("audit chain broken in %d places: if you know why (a restore from backup, a deliberate edit), `compartment audit repair --yes` acknowledges them", len(rep.Breaks))}
+		return &exitError{code: 1, err: fmt.Errorf("audit chain broken in %d places and %d items have no audit entry: if you know why (a restore from backup, a deliberate edit), `compartment audit repair --yes` acknowledges them", len(rep.Breaks), len(rep.Unaudited))}
 	}
 	return nil
 }
@@ -265,6 +265,9 @@ func printAudit(app *App, rep vault.AuditReport) {
 	}
 	for _, b := range rep.Acknowledged {
 		fmt.Fprintf(w, "acknowledged   entry %d: %s\n", b.Seq, b.Reason)
+	}
+	for _, id := range rep.Unaudited {
+		fmt.Fprintf(w, "unaudited      %s: no audit entry names it (written around the chain)\n", id)
 	}
 	if rep.OK {
 		fmt.Fprintln(w, "chain          intact")
