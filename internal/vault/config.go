@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/compartment/compartment/embed"
 )
 
 // Settings are the knobs in <vault>.config.json. Every field has a default;
@@ -203,6 +205,12 @@ func (c *Config) SetSetting(key, value string) error {
 		c.Settings = old
 		return err
 	}
+	if key == "model" && next.Model != "" {
+		if err := embed.Resolve(embed.LoadOptions{Name: next.Model}); err != nil {
+			c.Settings = old
+			return invalidf("setting model = %q is refused: %v", next.Model, err)
+		}
+	}
 	return nil
 }
 
@@ -211,7 +219,7 @@ func (c *Config) SetSetting(key, value string) error {
 // answer is none (fail closed).
 func (c *Config) Access(caller, namespace string) Access {
 	a := c.lookup(caller, namespace)
-	if a == AccessRW && (namespace == "packs" || strings.HasPrefix(namespace, "packs/")) {
+	if lower := strings.ToLower(namespace); a == AccessRW && (lower == "packs" || strings.HasPrefix(lower, "packs/")) {
 		return AccessRO
 	}
 	return a
