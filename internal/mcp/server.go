@@ -110,7 +110,12 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	}()
 	stdio := server.NewStdioServer(s.mcp)
 	stdio.SetErrorLogger(slog.NewLogLogger(s.log.Handler(), slog.LevelError))
-	err := stdio.Listen(ctx, in, out)
+	// Messages over MaxMessageBytes never reach the protocol server, which
+	// would hold a whole line in memory however long it is.
+	lw := &lockedWriter{w: out}
+	limited, stop := limitMessages(in, lw, MaxMessageBytes)
+	defer stop()
+	err := stdio.Listen(ctx, limited, lw)
 	cancel()
 	<-done
 	if cerr := s.keeper.Close(); cerr != nil {
