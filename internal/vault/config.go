@@ -225,6 +225,26 @@ func (c *Config) Access(caller, namespace string) Access {
 	return a
 }
 
+// ReadsSomething reports whether caller may read at least one namespace:
+// the rule for the tools that touch the whole vault (status, self-test,
+// lock). It tries one namespace for every pattern in the caller's and
+// "*"'s grants, and one that no pattern names.
+func (c *Config) ReadsSomething(caller string) bool {
+	probes := []string{"\x00unlisted"}
+	for _, who := range []string{caller, "*"} {
+		for pattern := range c.Grants[who] {
+			prefix, _ := strings.CutSuffix(pattern, "/*")
+			probes = append(probes, pattern, prefix, prefix+"/\x00unlisted")
+		}
+	}
+	for _, ns := range probes {
+		if a := c.lookup(caller, ns); a == AccessRW || a == AccessRO {
+			return true
+		}
+	}
+	return false
+}
+
 func (c *Config) lookup(caller, namespace string) Access {
 	if caller == "" {
 		return AccessNone

@@ -277,3 +277,24 @@ func TestImportRefusesNonFiniteImportance(t *testing.T) {
 		t.Fatal("a non-finite importance was imported")
 	}
 }
+
+// TestReadsSomething: the rule for memory_status, memory_selftest and
+// memory_lock, over the grant shapes that matter.
+func TestReadsSomething(t *testing.T) {
+	cfg := &Config{Grants: map[string]map[string]Access{
+		"*":      {"*": AccessRW},
+		"nobody": {"*": AccessNone},
+		"narrow": {"*": AccessNone, "shared": AccessRO},
+		"prefix": {"*": AccessNone, "team/*": AccessRO},
+		"holes":  {"work/*": AccessNone}, // falls back to "*": rw elsewhere
+	}}
+	for caller, want := range map[string]bool{"nobody": false, "narrow": true, "prefix": true, "holes": true, "anyone": true, "": false} {
+		if got := cfg.ReadsSomething(caller); got != want {
+			t.Errorf("ReadsSomething(%q) = %v, want %v", caller, got, want)
+		}
+	}
+	closed := &Config{Grants: map[string]map[string]Access{"*": {"*": AccessNone}, "one": {"packs/*": AccessRO}}}
+	if closed.ReadsSomething("other") || !closed.ReadsSomething("one") {
+		t.Error("a closed default must leave only the caller with a read grant")
+	}
+}
