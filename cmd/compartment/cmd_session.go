@@ -152,7 +152,7 @@ func (c *LockCmd) Run(app *App) error {
 
 // flush compacts (or signs) the vault before the lock.
 func (c *LockCmd) flush(app *App, u vaultfmt.Unlock) (signer string, err error) {
-	v, err := vault.Open(app.Vault, vault.Options{Unlock: u, Caller: app.Caller})
+	v, err := vault.Open(app.Vault, app.vaultOptions(vault.Options{Unlock: u, Caller: app.Caller}))
 	if err != nil {
 		return "", err
 	}
@@ -202,7 +202,7 @@ func (c *TwoFAEnableCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	v, err := vault.Open(app.Vault, vault.Options{Unlock: vaultfmt.Unlock{Passphrase: pass}, Caller: app.Caller})
+	v, err := vault.Open(app.Vault, app.vaultOptions(vault.Options{Unlock: vaultfmt.Unlock{Passphrase: pass}, Caller: app.Caller}))
 	if err != nil {
 		return err
 	}
@@ -257,7 +257,7 @@ func (c *TwoFADisableCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	v, err := vault.Open(app.Vault, vault.Options{Unlock: vaultfmt.Unlock{Passphrase: pass, Keyfile: keyfile}, Caller: app.Caller})
+	v, err := vault.Open(app.Vault, app.vaultOptions(vault.Options{Unlock: vaultfmt.Unlock{Passphrase: pass, Keyfile: keyfile}, Caller: app.Caller}))
 	if err != nil {
 		return err
 	}

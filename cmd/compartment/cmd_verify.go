@@ -41,7 +41,7 @@ func (c *VerifyCmd) Run(app *App) error {
 		}
 	}
 	if u != nil {
-		v, err := vault.Open(app.Vault, vault.Options{Unlock: *u, Caller: app.Caller})
+		v, err := vault.Open(app.Vault, app.vaultOptions(vault.Options{Unlock: *u, Caller: app.Caller}))
 		if err != nil {
 			return err
 		}

@@ -147,3 +147,34 @@ func TestImportFromPipes(t *testing.T) {
 		t.Fatalf("%d memories, want 3", len(recent))
 	}
 }
+
+// TestRollbackRefusedByTheCLI: a vault replaced by an older copy of itself
+// opened silently; now every command refuses it with both states named,
+// until --accept-rollback takes it once.
+func TestRollbackRefusedByTheCLI(t *testing.T) {
+	c := newMemCLI(t)
+	c.store("the first fact")
+	backup, err := os.ReadFile(c.vault)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.store("the second fact")
+	tmp := c.vault + ".restore"
+	if err := os.WriteFile(tmp, backup, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, c.vault); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"recent"}, {"search", "fact"}, {"store", "a third fact", "--source", "s"}, {"status"}} {
+		msg := c.fails(args...)
+		if !strings.Contains(msg, "older copy") || !strings.Contains(msg, "--accept-rollback") || strings.Count(strings.TrimSpace(msg), "\n") > 0 {
+			t.Errorf("%s on a rolled-back vault: %q", args[0], msg)
+		}
+	}
+	out := c.ok("--accept-rollback", "recent")
+	if !strings.Contains(out, "the first fact") || strings.Contains(out, "the second fact") {
+		t.Fatalf("accepted copy: %q", out)
+	}
+	c.ok("recent")
+}

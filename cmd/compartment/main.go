@@ -62,6 +62,9 @@ type Globals struct {
 	Caller        string `help:"Who is calling (selects the default namespace and the grants)." default:"user" placeholder:"NAME"`
 	Keyfile       string `help:"Keyfile for a vault with two-factor unlock." type:"path" placeholder:"PATH"`
 	AssertOffline bool   `help:"Refuse, in the kernel, any attempt of this process to open a network socket." env:"COMPARTMENT_ASSERT_OFFLINE"`
+
+	// AcceptRollback opens a vault older than the newest state this machine has seen.
+	AcceptRollback bool `help:"Open the vault even if it is older than the newest state this machine has seen (after restoring a backup on purpose)."`
 }
 
 // App is what every command's Run receives: the parsed globals and where to

@@ -25,6 +25,12 @@ type Options struct {
 	// Repin opens a vault pinned to another model than Encoder (for
 	// reindex, which re-embeds and re-pins it).
 	Repin bool
+	// StateDir is where this machine remembers the newest state it has
+	// seen of each vault, to refuse an older copy (rollback); "" turns the
+	// check off. AcceptRollback takes the file as it is, once, and makes
+	// it the newest state (restoring a backup on purpose).
+	StateDir       string
+	AcceptRollback bool
 }
 
 // Vault is an open vault: every record in RAM, indexed, and the file it came
@@ -38,6 +44,7 @@ type Vault struct {
 	enc    embed.Encoder
 	now    func() time.Time
 	st     *state
+	guard  rollbackGuard
 }
 
 // Create makes a new vault at path with a passphrase slot (and a keyfile
@@ -112,6 +119,10 @@ func Open(path string, opts Options) (*Vault, error) {
 		f.Close()
 		return nil, err
 	}
+	if err := v.checkRollback(); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("open vault %s: %w", path, err)
+	}
 	return v, nil
 }
 
@@ -128,7 +139,8 @@ func newVault(path string, opts Options) (*Vault, error) {
 	if now == nil {
 		now = func() time.Time { return time.Now().UTC() }
 	}
-	v := &Vault{path: path, cfg: cfg, caller: caller, enc: opts.Encoder, now: now}
+	v := &Vault{path: path, cfg: cfg, caller: caller, enc: opts.Encoder, now: now,
+		guard: rollbackGuard{dir: opts.StateDir, accept: opts.AcceptRollback}}
 	v.st = newState(v)
 	return v, nil
 }
@@ -192,7 +204,10 @@ func (v *Vault) refresh() error {
 	if err := v.file.Refresh(); err != nil {
 		return err
 	}
-	return v.st.settle()
+	if err := v.st.settle(); err != nil {
+		return err
+	}
+	return v.checkRollback()
 }
 
 // update runs build under the writer lock, after catching up with other
@@ -227,7 +242,7 @@ func (v *Vault) update(build func() ([]vaultfmt.Change, error)) error {
 			return fmt.Errorf("compact vault %s: %w (your data is safe in the journal)", v.path, err)
 		}
 	}
-	return nil
+	return v.checkRollback()
 }
 
 // UnlockDelay is the fixed pause before a wrong passphrase is reported, to
