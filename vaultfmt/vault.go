@@ -347,6 +347,10 @@ func (v *Vault) usable() error {
 	return v.failed
 }
 
+// ReadOnly reports whether the file was opened without write permission
+// (read-only media, or a file the user may not write).
+func (v *Vault) ReadOnly() bool { return v.st.readOnly }
+
 // writable is usable, and refuses writes to a file opened read-only.
 func (v *Vault) writable() error {
 	if err := v.usable(); err != nil {

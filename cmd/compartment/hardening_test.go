@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -177,4 +178,96 @@ func TestRollbackRefusedByTheCLI(t *testing.T) {
 		t.Fatalf("accepted copy: %q", out)
 	}
 	c.ok("recent")
+}
+
+// TestVerifyReportsTornTail: status reported a crash-torn tail that
+// verify said nothing about; verify now names it too.
+func TestVerifyReportsTornTail(t *testing.T) {
+	c := newMemCLI(t)
+	c.store("a fact before the crash")
+	f, err := os.OpenFile(c.vault, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte{0x50, 0, 0}) // fewer than 8 bytes: a torn frame header
+	f.Close()
+	out := c.ok("verify")
+	if !strings.Contains(out, "torn tail") || !strings.Contains(out, "3 bytes") {
+		t.Fatalf("verify output does not report the torn tail:\n%s", out)
+	}
+	var rep verifyOutput
+	c.json(&rep, "verify")
+	if rep.File.Torn == nil || rep.File.Torn.Bytes != 3 {
+		t.Fatalf("verify --json: torn %+v", rep.File.Torn)
+	}
+}
+
+// TestReadOnlyMediaNoSweepError: read commands on a vault on a read-only
+// filesystem printed "expiry sweep: write vault … read-only". It needs a
+// private mount namespace (unshare -m) to mount a read-only tmpfs, and is
+// skipped where that is not allowed.
+func TestReadOnlyMediaNoSweepError(t *testing.T) {
+	c := newMemCLI(t)
+	c.store("a fact on read-only media")
+	if _, err := exec.LookPath("unshare"); err != nil {
+		t.Skip("no unshare")
+	}
+	script := `set -e
+d=$(mktemp -d)
+mount -t tmpfs none "$d"
+cp "$SRC" "$SRC.config.json" "$d/"
+[ -e "$SRC.lock" ] && cp "$SRC.lock" "$d/"
+mount -o remount,ro "$d"
+COMPARTMENT_VAULT="$d/memory.vault" "$BIN" recent
+COMPARTMENT_VAULT="$d/memory.vault" "$BIN" search "read-only media"
+COMPARTMENT_VAULT="$d/memory.vault" "$BIN" status >/dev/null`
+	probe := exec.Command("unshare", "-m", "sh", "-c", `d=$(mktemp -d) && mount -t tmpfs none "$d" && mount -o remount,ro "$d"`)
+	if out, err := probe.CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a read-only tmpfs here: %v %s", err, out)
+	}
+	cmd := exec.Command("unshare", "-m", "sh", "-c", script)
+	cmd.Env = append(c.env(memCLIPass), "SRC="+c.vault, "BIN="+c.bin)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("read commands on read-only media: %v\nstderr: %s", err, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "a fact on read-only media") {
+		t.Fatalf("recent on read-only media: %q", stdout.String())
+	}
+	if stderr.Len() > 0 {
+		t.Fatalf("read commands on read-only media printed: %q", stderr.String())
+	}
+}
+
+// TestServeForbidsCoreDumps: a running server (which holds the key) has a
+// core size limit of 0 even when started under `ulimit -c unlimited`.
+func TestServeForbidsCoreDumps(t *testing.T) {
+	c := newMemCLI(t)
+	cmd := exec.Command("sh", "-c", `ulimit -c unlimited 2>/dev/null || true; exec "$BIN" serve`)
+	cmd.Env = append(c.env(memCLIPass), "BIN="+c.bin)
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	stdin.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n"))
+	buf := make([]byte, 256)
+	if _, err := stdout.Read(buf); err != nil {
+		t.Fatalf("no reply from serve: %v", err)
+	}
+	limits, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(cmd.Process.Pid), "limits"))
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	for _, line := range strings.Split(string(limits), "\n") {
+		if strings.HasPrefix(line, "Max core file size") {
+			if f := strings.Fields(line); len(f) < 6 || f[4] != "0" || f[5] != "0" {
+				t.Fatalf("core limit of the running server: %q", line)
+			}
+			return
+		}
+	}
+	t.Fatalf("no core limit in /proc/<pid>/limits:\n%s", limits)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/compartment/compartment/internal/offline"
+	"github.com/compartment/compartment/internal/session"
 )
 
 // version is set by the build (-ldflags "-X main.version=...").
@@ -142,6 +143,11 @@ func parseAndRun(parser *kong.Kong, cli *CLI, args []string, stdin io.Reader, st
 		}
 		// Processes this one starts (the embedding daemon) inherit it.
 		os.Setenv("COMPARTMENT_ASSERT_OFFLINE", "1")
+	}
+	// Before any key is read: no core file may hold it (or memories).
+	if err := session.ForbidCoreDumps(); err != nil {
+		fmt.Fprintf(stderr, "compartment: %v\n", err)
+		return 1, true
 	}
 	app := &App{Globals: &cli.Globals, Stdout: stdout, Stderr: stderr, Stdin: stdin}
 	if err := ctx.Run(app); err != nil {

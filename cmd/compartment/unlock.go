@@ -180,7 +180,8 @@ func (app *App) openVaultWith(u vaultfmt.Unlock) (*vault.Vault, error) {
 		return nil, err
 	}
 	// The expiry sweep runs on every open, as it does when serving.
-	if v.Config().Settings.ExpireMemories && !app.noSweep {
+	// A vault on read-only media is only read: the sweep would be a write.
+	if v.Config().Settings.ExpireMemories && !app.noSweep && !v.File().ReadOnly() {
 		if ids, err := v.Expire(); err != nil {
 			fmt.Fprintf(app.Stderr, "compartment: expiry sweep: %v\n", err)
 		} else if len(ids) > 0 {
