@@ -37,6 +37,16 @@ func (h *rollbackHarness) mustOpen() *Vault {
 	return v
 }
 
+// write opens the vault, stores each text and closes it.
+func (h *rollbackHarness) write(texts ...string) {
+	h.t.Helper()
+	v := h.mustOpen()
+	for _, text := range texts {
+		h.store(v, StoreRequest{Text: text})
+	}
+	v.Close()
+}
+
 func (h *rollbackHarness) copyTo(name string) string {
 	h.t.Helper()
 	b, err := os.ReadFile(h.path)
@@ -72,13 +82,9 @@ func (h *rollbackHarness) restore(src string) {
 // once with AcceptRollback.
 func TestRollbackRefused(t *testing.T) {
 	h := newRollbackHarness(t)
-	v := h.mustOpen()
-	h.store(v, StoreRequest{Text: "the first fact"})
-	v.Close()
+	h.write("the first fact")
 	old := h.copyTo("backup.vault")
-	v = h.mustOpen()
-	h.store(v, StoreRequest{Text: "the second fact"})
-	v.Close()
+	h.write("the second fact")
 
 	h.restore(old)
 	_, err := h.openErr(false)
@@ -90,7 +96,7 @@ func TestRollbackRefused(t *testing.T) {
 			t.Errorf("message %q does not name %q", err, want)
 		}
 	}
-	v, err = h.openErr(true)
+	v, err := h.openErr(true)
 	if err != nil {
 		t.Fatalf("accept: %v", err)
 	}
@@ -123,13 +129,9 @@ func TestRollbackAcrossCompaction(t *testing.T) {
 // write count with other contents; it is refused as a different history.
 func TestForkRefused(t *testing.T) {
 	h := newRollbackHarness(t)
-	v := h.mustOpen()
-	h.store(v, StoreRequest{Text: "the shared fact"})
-	v.Close()
+	h.write("the shared fact")
 	base := h.copyTo("base.vault")
-	v = h.mustOpen()
-	h.store(v, StoreRequest{Text: "written on this copy"})
-	v.Close()
+	h.write("written on this copy")
 	// The other copy: the same base, another write, never seen here.
 	other := newRollbackHarness(t)
 	other.path = h.copyTo("other.vault")
@@ -150,10 +152,7 @@ func TestForkRefused(t *testing.T) {
 // look like the newest) breaks its MAC and is refused.
 func TestSeenRecordCannotBeForged(t *testing.T) {
 	h := newRollbackHarness(t)
-	v := h.mustOpen()
-	h.store(v, StoreRequest{Text: "a fact"})
-	h.store(v, StoreRequest{Text: "another fact"})
-	v.Close()
+	h.write("a fact", "another fact")
 	files, _ := filepath.Glob(filepath.Join(h.state, "*.json"))
 	if len(files) != 1 {
 		t.Fatalf("%d seen records", len(files))
