@@ -292,6 +292,16 @@ func (v *Vault) importRecord(l importLine, defaultSource string, today time.Time
 	if r.Source == "" {
 		r.Source = defaultSource
 	}
+	if err := checkSource(r.Source); err != nil {
+		return nil, err
+	}
+	var err error
+	if r.Tags, err = cleanTags(r.Tags); err != nil {
+		return nil, err
+	}
+	if r.TagsOrigin, err = cleanTags(r.TagsOrigin); err != nil {
+		return nil, err
+	}
 	if r.Namespace == "" {
 		r.Namespace = v.cfg.DefaultNamespace(v.caller)
 	}

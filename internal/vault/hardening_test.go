@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -264,11 +265,19 @@ func TestImportRefusesEndlessLine(t *testing.T) {
 }
 
 // TestImportRefusesNonFiniteImportance: JSON has no NaN, but an
-// out-of-range exponent must not slip through either.
+// out-of-range exponent must not slip through either; nor do the bounds
+// on sources, tags and reserved names, which import checks like store.
 func TestImportRefusesNonFiniteImportance(t *testing.T) {
 	h := newHarness(t, nil)
 	v := h.open("user")
-	for _, line := range []string{`{"text":"x","importance":1e999}`, `{"text":"x","importance":NaN}`, `{"text":"x","importance":"Infinity"}`} {
+	tags := make([]string, 10000)
+	for i := range tags {
+		tags[i] = fmt.Sprint("t", i)
+	}
+	manyTags, _ := json.Marshal(tags)
+	for _, line := range []string{`{"text":"x","importance":1e999}`, `{"text":"x","importance":NaN}`, `{"text":"x","importance":"Infinity"}`,
+		`{"text":"x","source":"` + strings.Repeat("s", 100<<10) + `"}`, `{"text":"x","tags":` + string(manyTags) + `}`,
+		`{"text":"x","namespace":"PACKS/x"}`, `{"text":"x","namespace":"MAIN"}`, `{"text":"x","tags":["` + strings.Repeat("t", 65) + `"]}`} {
 		if _, err := v.Import(strings.NewReader(line), "x", nil); err == nil {
 			t.Errorf("%s: imported", line)
 		}
