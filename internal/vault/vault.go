@@ -119,7 +119,7 @@ func Open(path string, opts Options) (*Vault, error) {
 		f.Close()
 		return nil, err
 	}
-	if err := v.checkRollback(); err != nil {
+	if err := v.checkRollback(false); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("open vault %s: %w", path, err)
 	}
@@ -190,6 +190,7 @@ func (v *Vault) Close() error {
 	if v.file == nil {
 		return nil
 	}
+	v.flushSeen()
 	err := v.file.Close()
 	v.file = nil
 	v.st.index.engine.Close()
@@ -207,7 +208,7 @@ func (v *Vault) refresh() error {
 	if err := v.st.settle(); err != nil {
 		return err
 	}
-	return v.checkRollback()
+	return v.checkRollback(false)
 }
 
 // update runs build under the writer lock, after catching up with other
@@ -242,7 +243,7 @@ func (v *Vault) update(build func() ([]vaultfmt.Change, error)) error {
 			return fmt.Errorf("compact vault %s: %w (your data is safe in the journal)", v.path, err)
 		}
 	}
-	return v.checkRollback()
+	return v.checkRollback(true)
 }
 
 // UnlockDelay is the fixed pause before a wrong passphrase is reported, to
