@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"testing"
 )
 
@@ -87,7 +88,9 @@ func TestBatchTornAtEveryFrameBoundary(t *testing.T) {
 // markers existed (the committed example from then holds two unmarked
 // frames of one append) each commit themselves.
 func TestUnbatchedJournalStillReads(t *testing.T) {
-	v, err := Open("testdata/golden-unbatched.vault", Unlock{Passphrase: []byte(goldenPassphrase)}, nil)
+	path := filepath.Join(t.TempDir(), "old.vault") // opening makes a lock file beside it
+	writeFile(t, path, readFile(t, "testdata/golden-unbatched.vault"))
+	v, err := Open(path, Unlock{Passphrase: []byte(goldenPassphrase)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
