@@ -110,7 +110,11 @@ func (v *Vault) checkRollback(own bool) error {
 		g.key = guardKey(master)
 		clear(master)
 	}
-	if own && !cur.Before(g.known) && !(sameSpot(cur, g.known) && cur.Digest != g.known.Digest) {
+	ref := g.known
+	if ref.Before(g.last) {
+		ref = g.last
+	}
+	if own && !cur.Before(ref) && !(sameSpot(cur, ref) && cur.Digest != ref.Digest) {
 		g.last, g.dirty = cur, true
 		if time.Since(g.written) >= recordEvery {
 			return v.flushSeen()
