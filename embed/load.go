@@ -70,6 +70,14 @@ func Load(opts LoadOptions) (Encoder, error) {
 	return openRef(ref, m, opts.RuntimeLib)
 }
 
+// Resolve checks that opts names a model that [Load] could open (built in,
+// installed, or a model directory), reading its manifest but not its
+// weights. Configuration uses it to refuse a model that is not there.
+func Resolve(opts LoadOptions) error {
+	_, _, err := resolveModel(opts)
+	return err
+}
+
 // Model kinds in a modelRef.
 const (
 	refStatic = "static"

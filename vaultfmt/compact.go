@@ -295,7 +295,7 @@ func (p *payloadWriter) flush() error {
 		return nil
 	}
 	aad := aadFrame(rolePayload, p.hdr.vaultID, p.hdr.epoch, p.seq)
-	sealed, err := seal(nil, p.k.frame[:], p.rnd, frameEntries(p.pending), aad)
+	sealed, err := seal(nil, p.k.frame[:], p.rnd, frameEntries(p.pending, batchMark{}), aad)
 	if err != nil {
 		return err
 	}

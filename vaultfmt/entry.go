@@ -58,16 +58,66 @@ func appendEntry(dst []byte, e *entry) []byte {
 	return dst
 }
 
-// parseEntries decodes an opened item frame. The slices alias pt. The
-// caller has authenticated pt, so a malformed one means a writer bug or a
-// broken key, reported as damage with the reason.
-func parseEntries(pt []byte) ([]entry, error) {
+// Batch markers (FORMAT.md §2.6): the first entry of each frame of a
+// multi-frame append. Part of the format: do not change the values.
+const (
+	opBatchMore   Op = 3 // `03`: the batch continues in the next frame
+	opBatchCommit Op = 4 // `04 || frames u32`: the batch ends here, frames in all
+)
+
+// batchMark is what a frame's leading marker says: nothing (a frame that
+// commits itself), "more follows", or "commit the last frames frames".
+type batchMark struct {
+	op     Op // 0, opBatchMore or opBatchCommit
+	frames uint32
+}
+
+// appendBatchMark writes m as a frame's first entry (nothing for op 0).
+func appendBatchMark(dst []byte, m batchMark) []byte {
+	switch m.op {
+	case opBatchMore:
+		dst = append(dst, byte(opBatchMore))
+	case opBatchCommit:
+		dst = append(dst, byte(opBatchCommit))
+		dst = binary.LittleEndian.AppendUint32(dst, m.frames)
+	}
+	return dst
+}
+
+// batchMarkSize is the encoded size of m.
+func batchMarkSize(m batchMark) int {
+	switch m.op {
+	case opBatchMore:
+		return 1
+	case opBatchCommit:
+		return 5
+	}
+	return 0
+}
+
+// parseEntries decodes an opened item frame: its batch marker (if any)
+// and its changes. The slices alias pt. The caller has authenticated pt, so
+// a malformed one means a writer bug or a broken key, reported as damage
+// with the reason.
+func parseEntries(pt []byte) ([]entry, batchMark, error) {
+	var mark batchMark
 	r := &reader{b: pt}
 	n := r.u32()
-	if r.err || n == 0 || uint64(n)*entryHeadSize > uint64(len(pt)) {
-		return nil, fmt.Errorf("bad entry count %d", n)
+	if r.err || n == 0 || uint64(n) > uint64(len(pt)) {
+		return nil, mark, fmt.Errorf("bad entry count %d", n)
 	}
-	out := make([]entry, 0, n)
+	if r.off < len(pt) && (Op(pt[r.off]) == opBatchMore || Op(pt[r.off]) == opBatchCommit) {
+		mark.op = Op(r.u8())
+		if mark.op == opBatchCommit {
+			if mark.frames = r.u32(); r.err || mark.frames < 2 {
+				return nil, mark, fmt.Errorf("batch commit marker names %d frames, want at least 2", mark.frames)
+			}
+		}
+		if n--; n == 0 {
+			return nil, mark, fmt.Errorf("batch marker without a change")
+		}
+	}
+	out := make([]entry, 0, min(int(n), (len(pt)-r.off)/entryHeadSize+1))
 	for i := uint32(0); i < n; i++ {
 		var e entry
 		e.op = Op(r.u8())
@@ -78,22 +128,22 @@ func parseEntries(pt []byte) ([]entry, error) {
 			e.wrappedKey = r.bytes(wrappedKeySize)
 			m := int(r.u32())
 			if m < sealOverhead {
-				return nil, fmt.Errorf("entry %d: sealed body length %d too short", i, m)
+				return nil, mark, fmt.Errorf("entry %d: sealed body length %d too short", i, m)
 			}
 			e.sealedBody = r.bytes(m)
 		case OpDelete:
 		default:
-			return nil, fmt.Errorf("entry %d: unknown op %d", i, e.op)
+			return nil, mark, fmt.Errorf("entry %d: unknown op %d", i, e.op)
 		}
 		if r.err {
-			return nil, fmt.Errorf("entry %d overruns the frame", i)
+			return nil, mark, fmt.Errorf("entry %d overruns the frame", i)
 		}
 		out = append(out, e)
 	}
 	if r.off != len(pt) {
-		return nil, fmt.Errorf("%d stray bytes after the entries", len(pt)-r.off)
+		return nil, mark, fmt.Errorf("%d stray bytes after the entries", len(pt)-r.off)
 	}
-	return out, nil
+	return out, mark, nil
 }
 
 // sealItem makes the stored form of a change: for OpPut, a fresh random
@@ -130,13 +180,18 @@ func openItem(k *keys, vaultID [16]byte, e *entry) ([]byte, error) {
 	return body, nil
 }
 
-// frameEntries builds an item frame's plaintext.
-func frameEntries(es []entry) []byte {
-	size := 4
+// frameEntries builds an item frame's plaintext, led by mark when it is
+// part of a multi-frame batch.
+func frameEntries(es []entry, mark batchMark) []byte {
+	size, count := 4+batchMarkSize(mark), len(es)
 	for i := range es {
 		size += es[i].encodedSize()
 	}
-	b := binary.LittleEndian.AppendUint32(make([]byte, 0, size), uint32(len(es)))
+	if mark.op != 0 {
+		count++
+	}
+	b := binary.LittleEndian.AppendUint32(make([]byte, 0, size), uint32(count))
+	b = appendBatchMark(b, mark)
 	for i := range es {
 		b = appendEntry(b, &es[i])
 	}

@@ -296,6 +296,15 @@ func annotateFrame(c *cursor, k *keys, r role, vid [16]byte, epoch, seq uint64) 
 
 func annotateEntry(p *cursor, k *keys, vid [16]byte) {
 	op := Op(p.b[p.off])
+	switch op {
+	case opBatchMore:
+		p.field(1, "batch marker: op 3, more frames of this batch follow")
+		return
+	case opBatchCommit:
+		p.field(1, "batch marker: op 4, commit")
+		p.field(4, "the batch's frame count %d, this one included", binary.LittleEndian.Uint32(p.b[p.off:]))
+		return
+	}
 	p.field(1, "op %d (1 put, 2 delete)", op)
 	var id ID
 	copy(id[:], p.field(16, "item id"))

@@ -1,6 +1,7 @@
 package vaultfmt
 
 import (
+	"errors"
 	"fmt"
 	"os"
 )
@@ -152,7 +153,7 @@ func (v *Vault) appendLocked(changes []Change) error {
 	if err != nil {
 		return err
 	}
-	if err := v.writeTail(buf); err != nil {
+	if err := v.writeTail(buf, offs); err != nil {
 		return err
 	}
 	for i, c := range changes {
@@ -171,16 +172,27 @@ func (v *Vault) appendLocked(changes []Change) error {
 
 // sealJournal builds one journal frame per change, numbered from the next
 // sequence number, and returns the bytes and each frame's file offset.
+// More than one change makes a batch: every frame but the last is marked
+// "more follows" and the last carries the commit, so a reader applies all
+// of them or, when the file ends before the commit, none (FORMAT.md §2.6).
 func (v *Vault) sealJournal(changes []Change) ([]byte, []int64, error) {
 	var buf []byte
 	offs := make([]int64, len(changes))
 	for i, c := range changes {
+		var mark batchMark
+		switch {
+		case len(changes) == 1:
+		case i < len(changes)-1:
+			mark.op = opBatchMore
+		default:
+			mark = batchMark{op: opBatchCommit, frames: uint32(len(changes))}
+		}
 		e, err := sealItem(v.k, v.st.hdr.vaultID, v.rnd, c)
 		if err != nil {
 			return nil, nil, err
 		}
 		aad := aadFrame(roleJournal, v.st.hdr.vaultID, v.st.hdr.epoch, v.st.seq+uint64(i))
-		sealed, err := seal(nil, v.k.frame[:], v.rnd, frameEntries([]entry{e}), aad)
+		sealed, err := seal(nil, v.k.frame[:], v.rnd, frameEntries([]entry{e}, mark), aad)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -191,9 +203,13 @@ func (v *Vault) sealJournal(changes []Change) ([]byte, []int64, error) {
 }
 
 // writeTail writes buf at the end of the good frames and fsyncs; on
-// failure it truncates back to where it began.
-func (v *Vault) writeTail(buf []byte) error {
+// failure it truncates back to where it began. offs are the frames' file
+// offsets (for the tear failpoint).
+func (v *Vault) writeTail(buf []byte, offs []int64) error {
 	f, at := v.st.f, v.st.end
+	if err := v.tear(buf, offs); err != nil {
+		return err
+	}
 	err := failpoint(FailAppendMidFrame)
 	if err != nil {
 		_, _ = f.WriteAt(buf[:len(buf)/2], at)
@@ -212,6 +228,31 @@ func (v *Vault) writeTail(buf []byte) error {
 		return fmt.Errorf("vaultfmt: append failed (%w) and so did syncing the undo: %v", err, serr)
 	}
 	return fmt.Errorf("vaultfmt: append failed, the file is as it was: %w", err)
+}
+
+// tear implements [FailAppendTear]: it writes what a process killed in
+// the middle of this append leaves behind and then behaves as dead (the
+// vault refuses further use), so a test can reopen the file and see what
+// a reader makes of it.
+func (v *Vault) tear(buf []byte, offs []int64) error {
+	err := failpoint(FailAppendTear)
+	var t *Tear
+	if !errors.As(err, &t) {
+		return nil
+	}
+	cut := int64(len(buf))
+	if t.Frames < len(offs) {
+		cut = offs[t.Frames] - v.st.end
+	}
+	cut = min(cut+t.Bytes, int64(len(buf)))
+	if _, werr := v.st.f.WriteAt(buf[:cut], v.st.end); werr != nil {
+		return werr
+	}
+	if serr := fdatasync(v.st.f); serr != nil {
+		return serr
+	}
+	v.failed = fmt.Errorf("vaultfmt: %w", err)
+	return v.failed
 }
 
 // NeedsCompaction reports whether the journal has grown past the threshold:

@@ -44,7 +44,7 @@ func openedView(t *testing.T, v *Vault, b []byte) []byte {
 	}
 	var view []byte
 	collect := func(off, end int64, es []entry) error {
-		view = append(view, frameEntries(es)...)
+		view = append(view, frameEntries(es, batchMark{})...)
 		return nil
 	}
 	if _, _, err := walkPayload(b, h, v.k, collect); err != nil {

@@ -2,6 +2,7 @@ package vaultfmt
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -346,6 +347,10 @@ func (v *Vault) usable() error {
 	return v.failed
 }
 
+// ReadOnly reports whether the file was opened without write permission
+// (read-only media, or a file the user may not write).
+func (v *Vault) ReadOnly() bool { return v.st.readOnly }
+
 // writable is usable, and refuses writes to a file opened read-only.
 func (v *Vault) writable() error {
 	if err := v.usable(); err != nil {
@@ -385,4 +390,47 @@ func checkPin(p ModelPin) error {
 		return fmt.Errorf("vaultfmt: model pin name is %d bytes, at most %d", len(p.Name), maxPinName)
 	}
 	return nil
+}
+
+// Position is where a vault's committed history stands: the compaction
+// epoch, the number of committed journal frames in it, and a digest of
+// that exact state (FORMAT.md §7.6), so two different histories at the
+// same epoch and count still differ. Positions order as (Epoch, Seq).
+type Position struct {
+	VaultID [16]byte
+	Epoch   uint64
+	Seq     uint64
+	Digest  [32]byte
+}
+
+// Before reports whether p is an earlier state than q.
+func (p Position) Before(q Position) bool {
+	return p.Epoch < q.Epoch || p.Epoch == q.Epoch && p.Seq < q.Seq
+}
+
+// positionDomain separates the position digest from every other hash.
+// Part of the format: do not change.
+const positionDomain = "compartment position v1\x00"
+
+// Position returns the state of the file as this handle last read or
+// wrote it: its digest is SHA-256(domain || header MAC || the tag of the
+// last committed journal frame, when there is one).
+func (v *Vault) Position() (Position, error) {
+	if err := v.usable(); err != nil {
+		return Position{}, err
+	}
+	st := &v.st
+	p := Position{VaultID: st.hdr.vaultID, Epoch: st.hdr.epoch, Seq: st.seq}
+	h := sha256.New()
+	h.Write([]byte(positionDomain))
+	h.Write(st.hdr.mac[:])
+	if st.end > st.journalStart {
+		tag := make([]byte, tagSize)
+		if _, err := st.f.ReadAt(tag, st.end-tagSize); err != nil {
+			return Position{}, fmt.Errorf("vaultfmt: read the last frame's tag: %w", err)
+		}
+		h.Write(tag)
+	}
+	copy(p.Digest[:], h.Sum(nil))
+	return p, nil
 }

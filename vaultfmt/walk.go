@@ -43,9 +43,12 @@ func walkPayload(file []byte, h *header, k *keys, fn frameFn) (frames, items int
 	}
 	last := len(raw) - 1
 	for i, f := range raw[:last] {
-		es, err := openItemFrame(k, h, rolePayload, "payload", i, f)
+		es, mark, err := openItemFrame(k, h, rolePayload, "payload", i, f)
 		if err != nil {
 			return 0, 0, err
+		}
+		if mark.op != 0 {
+			return 0, 0, corruptf("payload", f.off, i, "a batch marker belongs in the journal only")
 		}
 		for j := range es {
 			if es[j].op != OpPut {
@@ -86,33 +89,59 @@ func checkEndMarker(k *keys, h *header, f rawFrame, seq, items int) error {
 // frame and passes its entries to fn. It returns how many frames it passed
 // and where a torn tail begins (-1 if none). fn sees every good frame
 // before an error in a later one is returned.
+//
+// The frames of a multi-frame batch reach fn only once its commit frame
+// has been read, all together (FORMAT.md §2.6): a batch that the file ends
+// inside is torn, and the torn tail begins at its first frame.
 func walkJournal(buf []byte, base int64, h *header, k *keys, seq0 uint64, fn frameFn) (frames int, torn int64, err error) {
 	raw, torn, err := scanFrames(buf, base, "journal", int(seq0), true)
 	if err != nil || k == nil {
 		return len(raw), torn, err
 	}
-	for i, f := range raw {
-		es, err := openItemFrame(k, h, roleJournal, "journal", int(seq0)+i, f)
-		if err != nil {
-			return i, -1, err
-		}
-		if err := fn(f.off, f.off+f.size(), es); err != nil {
-			return i, -1, err
-		}
+	type opened struct {
+		f  rawFrame
+		es []entry
 	}
-	return len(raw), torn, nil
+	var pending []opened
+	for i, f := range raw {
+		seq := int(seq0) + i
+		es, mark, err := openItemFrame(k, h, roleJournal, "journal", seq, f)
+		if err != nil {
+			return frames, -1, err
+		}
+		pending = append(pending, opened{f, es})
+		switch {
+		case mark.op == opBatchMore:
+			continue
+		case mark.op == opBatchCommit && int(mark.frames) != len(pending):
+			return frames, -1, corruptf("journal", f.off, seq, "batch commit names %d frames, the batch has %d", mark.frames, len(pending))
+		case mark.op == 0 && len(pending) > 1:
+			return frames, -1, corruptf("journal", f.off, seq, "a batch of %d frames is followed by a change before its commit", len(pending)-1)
+		}
+		for _, p := range pending {
+			if err := fn(p.f.off, p.f.off+p.f.size(), p.es); err != nil {
+				return frames, -1, err
+			}
+			frames++
+		}
+		pending = pending[:0]
+	}
+	if len(pending) > 0 {
+		torn = pending[0].f.off
+	}
+	return frames, torn, nil
 }
 
 // openItemFrame opens one item frame at position seq and decodes its
 // entries.
-func openItemFrame(k *keys, h *header, r role, region string, seq int, f rawFrame) ([]entry, error) {
+func openItemFrame(k *keys, h *header, r role, region string, seq int, f rawFrame) ([]entry, batchMark, error) {
 	pt, err := open(k.frame[:], f.body, aadFrame(r, h.vaultID, h.epoch, uint64(seq)))
 	if err != nil {
-		return nil, corruptf(region, f.off, seq, "frame authentication failed (changed, moved, or from another vault or epoch)")
+		return nil, batchMark{}, corruptf(region, f.off, seq, "frame authentication failed (changed, moved, or from another vault or epoch)")
 	}
-	es, err := parseEntries(pt)
+	es, mark, err := parseEntries(pt)
 	if err != nil {
-		return nil, corruptf(region, f.off, seq, "%v", err)
+		return nil, mark, corruptf(region, f.off, seq, "%v", err)
 	}
-	return es, nil
+	return es, mark, nil
 }

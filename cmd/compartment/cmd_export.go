@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -71,7 +72,12 @@ func (c *ImportCmd) Run(app *App) error {
 		}
 		defer f.Close()
 		r = f
-		total = countLines(c.File)
+		// Only a regular file can be read twice: a pipe (/dev/stdin,
+		// <(cat f)) or a device is read once, as a stream, and the bar
+		// shows a count and a rate instead of a total.
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			total = countLines(f)
+		}
 	}
 	source := c.Source
 	if source == "" {
@@ -95,17 +101,17 @@ func (c *ImportCmd) Run(app *App) error {
 	return nil
 }
 
-// countLines counts newlines for the progress bar; 0 when unknown.
-func countLines(path string) int {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return 0
-	}
+// countLines counts the newlines of a regular file for the progress bar,
+// reading it in small pieces, and rewinds it; 0 when unknown.
+func countLines(f *os.File) int {
+	defer f.Seek(0, io.SeekStart)
+	buf := make([]byte, 64<<10)
 	n := 0
-	for _, b := range data {
-		if b == '\n' {
-			n++
+	for {
+		k, err := f.Read(buf)
+		n += bytes.Count(buf[:k], []byte{'\n'})
+		if err != nil {
+			return n
 		}
 	}
-	return n
 }

@@ -47,7 +47,7 @@ func (c *RecentCmd) Run(app *App) error {
 		if r.Quarantined {
 			mark = "  (QUARANTINED: from an untrusted source)"
 		}
-		fmt.Fprintf(app.Stdout, "%s  %s  %-12s %s%s\n", r.ID[:12], r.Created.Format("2006-01-02 15:04"), r.Namespace, r.Stamped(), mark)
+		fmt.Fprintf(app.Stdout, "%s  %s  %-12s %s%s\n", r.ID[:12], r.Created.Format("2006-01-02 15:04"), inert(r.Namespace), inert(r.Stamped()), mark)
 	}
 	return nil
 }
@@ -79,7 +79,7 @@ func (c *NamespacesCmd) Run(app *App) error {
 	}
 	fmt.Fprintf(app.Stdout, "%-24s %8s %11s  %s\n", "NAMESPACE", "LIVE", "SUPERSEDED", "ACCESS")
 	for _, n := range ns {
-		fmt.Fprintf(app.Stdout, "%-24s %8d %11d  %s\n", n.Name, n.Records, n.Superseded, n.Access)
+		fmt.Fprintf(app.Stdout, "%-24s %8d %11d  %s\n", inert(n.Name), n.Records, n.Superseded, n.Access)
 	}
 	return nil
 }
@@ -144,7 +144,7 @@ func (c *RelationsCmd) Run(app *App) error {
 		return printJSON(app.Stdout, res)
 	}
 	for _, r := range res.Relations {
-		fmt.Fprintf(app.Stdout, "%s  %s %s %s%s\n", r.ID, r.Subject, r.Predicate, r.Object, validity(r))
+		fmt.Fprintf(app.Stdout, "%s  %s %s %s%s\n", r.ID, inert(r.Subject), inert(r.Predicate), inert(r.Object), validity(r))
 	}
 	if len(res.Relations) == 0 {
 		fmt.Fprintln(app.Stderr, "no relations match")
@@ -248,7 +248,7 @@ func (c *AuditVerifyCmd) Run(app *App) error {
 		printAudit(app, rep)
 	}
 	if !rep.OK {
-		return &exitError{code: 1, err: fmt.Errorf("audit chain broken in %d places: if you know why (a restore from backup, a deliberate edit), `compartment audit repair --yes` acknowledges them", len(rep.Breaks))}
+		return &exitError{code: 1, err: fmt.Errorf("audit chain broken in %d places and %d items have no audit entry: if you know why (a restore from backup, a deliberate edit), `compartment audit repair --yes` acknowledges them", len(rep.Breaks), len(rep.Unaudited))}
 	}
 	return nil
 }
@@ -265,6 +265,9 @@ func printAudit(app *App, rep vault.AuditReport) {
 	}
 	for _, b := range rep.Acknowledged {
 		fmt.Fprintf(w, "acknowledged   entry %d: %s\n", b.Seq, b.Reason)
+	}
+	for _, id := range rep.Unaudited {
+		fmt.Fprintf(w, "unaudited      %s: no audit entry names it (written around the chain)\n", id)
 	}
 	if rep.OK {
 		fmt.Fprintln(w, "chain          intact")

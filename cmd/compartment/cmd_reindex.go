@@ -33,7 +33,7 @@ func (c *ReindexCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	v, err := vault.Open(app.Vault, vault.Options{Unlock: u, Caller: app.Caller, Encoder: enc, Repin: true})
+	v, err := vault.Open(app.Vault, app.vaultOptions(vault.Options{Unlock: u, Caller: app.Caller, Encoder: enc, Repin: true}))
 	if err != nil {
 		return err
 	}

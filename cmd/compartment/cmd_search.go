@@ -49,7 +49,7 @@ func (c *SearchCmd) Run(app *App) error {
 		return nil
 	}
 	for _, h := range hits {
-		fmt.Fprintf(app.Stdout, "%.3f  %s  %s\n", h.Score, h.ID[:12], h.Text)
+		fmt.Fprintf(app.Stdout, "%.3f  %s  %s\n", h.Score, h.ID[:12], inert(h.Text))
 		if h.Warning != "" {
 			fmt.Fprintf(app.Stdout, "       %s\n", h.Warning)
 		}
@@ -63,7 +63,7 @@ func (c *SearchCmd) Run(app *App) error {
 func printExplain(app *App, e *vault.Explanation) {
 	var terms []string
 	for _, t := range e.Terms {
-		terms = append(terms, fmt.Sprintf("%s (I=%.2f)", t.Term, t.Info))
+		terms = append(terms, fmt.Sprintf("%s (I=%.2f)", inert(t.Term), t.Info))
 	}
 	fmt.Fprintf(app.Stdout, "       semantic: cos %.3f -> p_vec %.3f, rank %d (window %d)\n", e.Cosine, e.PVec, e.RankVec, e.Window)
 	without := ""

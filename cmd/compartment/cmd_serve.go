@@ -47,7 +47,7 @@ func (c *ServeCmd) Run(app *App) error {
 			}
 			u.Keyfile = kf
 		}
-		return vault.Open(app.Vault, vault.Options{Unlock: u, Caller: app.Caller, Encoder: enc, Now: now})
+		return vault.Open(app.Vault, app.vaultOptions(vault.Options{Unlock: u, Caller: app.Caller, Encoder: enc, Now: now}))
 	}
 	if _, err := os.Stat(app.Vault); err != nil {
 		log.Warn("no vault here yet: tools will fail until `compartment init` creates one", "vault", app.Vault)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/compartment/compartment/internal/session"
 	"github.com/compartment/compartment/internal/vault"
@@ -152,7 +153,7 @@ func (c *LockCmd) Run(app *App) error {
 
 // flush compacts (or signs) the vault before the lock.
 func (c *LockCmd) flush(app *App, u vaultfmt.Unlock) (signer string, err error) {
-	v, err := vault.Open(app.Vault, vault.Options{Unlock: u, Caller: app.Caller})
+	v, err := vault.Open(app.Vault, app.vaultOptions(vault.Options{Unlock: u, Caller: app.Caller}))
 	if err != nil {
 		return "", err
 	}
@@ -174,7 +175,7 @@ func (c *LockCmd) flush(app *App, u vaultfmt.Unlock) (signer string, err error) 
 // into Argon2id, so the vault file and the passphrase open nothing without
 // the keyfile.
 type TwoFACmd struct {
-	Enable  TwoFAEnableCmd  `cmd:"" help:"Require a keyfile as well as the passphrase (--keyfile PATH: use that file, or create it there; default: generate one beside the vault)."`
+	Enable  TwoFAEnableCmd  `cmd:"" help:"Require a keyfile as well as the passphrase (--keyfile PATH: use that file, or create it there; default: generate one outside the vault's directory)."`
 	Disable TwoFADisableCmd `cmd:"" help:"Go back to the passphrase alone."`
 	Status  TwoFAStatusCmd  `cmd:"" help:"Say whether a keyfile is required and where it is expected."`
 }
@@ -196,13 +197,19 @@ func (c *TwoFAEnableCmd) Run(app *App) error {
 	}
 	path := app.Keyfile
 	if path == "" {
-		path = app.Vault + ".keyfile"
+		var err error
+		if path, err = session.DefaultKeyfilePath(app.Vault); err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return fmt.Errorf("2fa enable: %w", err)
+		}
 	}
 	pass, err := app.currentPassphrase(c.PassphraseStdin)
 	if err != nil {
 		return err
 	}
-	v, err := vault.Open(app.Vault, vault.Options{Unlock: vaultfmt.Unlock{Passphrase: pass}, Caller: app.Caller})
+	v, err := vault.Open(app.Vault, app.vaultOptions(vault.Options{Unlock: vaultfmt.Unlock{Passphrase: pass}, Caller: app.Caller}))
 	if err != nil {
 		return err
 	}
@@ -228,8 +235,10 @@ func (c *TwoFAEnableCmd) Run(app *App) error {
 	}
 	fmt.Fprintf(app.Stdout, "two-factor unlock is on: the passphrase alone no longer opens the vault; the keyfile at %s is also needed (its location is remembered)\n", path)
 	fmt.Fprintln(app.Stdout, "keep a copy of the keyfile somewhere safe: without it the vault cannot be opened")
-	if app.Keyfile == "" {
-		fmt.Fprintln(app.Stdout, "it sits beside the vault for now: move it to separate media (a USB stick) and unlock once with --keyfile NEWPATH")
+	if session.InVaultDir(app.Vault, path) {
+		fmt.Fprintf(app.Stderr, "warning: the keyfile is in the vault's directory, so a copy of that directory carries both factors: move it to separate media (a USB stick) and unlock once with --keyfile NEWPATH\n")
+	} else if app.Keyfile == "" {
+		fmt.Fprintln(app.Stdout, "it is outside the vault's directory; for the strongest setup move it to separate media (a USB stick) and unlock once with --keyfile NEWPATH")
 	}
 	return nil
 }
@@ -257,7 +266,7 @@ func (c *TwoFADisableCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	v, err := vault.Open(app.Vault, vault.Options{Unlock: vaultfmt.Unlock{Passphrase: pass, Keyfile: keyfile}, Caller: app.Caller})
+	v, err := vault.Open(app.Vault, app.vaultOptions(vault.Options{Unlock: vaultfmt.Unlock{Passphrase: pass, Keyfile: keyfile}, Caller: app.Caller}))
 	if err != nil {
 		return err
 	}

@@ -77,7 +77,7 @@ func printStoreResult(app *App, res vault.StoreResult) {
 	case len(res.Conflicts) > 0:
 		fmt.Fprintln(app.Stderr, "not stored: similar live opinions exist:")
 		for _, r := range res.Conflicts {
-			fmt.Fprintf(app.Stderr, "  %s  %s\n", r.ID, r.Stamped())
+			fmt.Fprintf(app.Stderr, "  %s  %s\n", r.ID, inert(r.Stamped()))
 		}
 		fmt.Fprintln(app.Stderr, "resend with --supersedes ID to replace one, or --keep-both to keep all")
 	default:
@@ -114,7 +114,7 @@ func (c *GetCmd) Run(app *App) error {
 func printRecord(app *App, r *vault.Record) {
 	row := func(k, v string) {
 		if v != "" {
-			fmt.Fprintf(app.Stdout, "%-13s %s\n", k, v)
+			fmt.Fprintf(app.Stdout, "%-13s %s\n", k, inert(v))
 		}
 	}
 	row("id", r.ID)

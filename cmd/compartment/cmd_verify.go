@@ -41,7 +41,7 @@ func (c *VerifyCmd) Run(app *App) error {
 		}
 	}
 	if u != nil {
-		v, err := vault.Open(app.Vault, vault.Options{Unlock: *u, Caller: app.Caller})
+		v, err := vault.Open(app.Vault, app.vaultOptions(vault.Options{Unlock: *u, Caller: app.Caller}))
 		if err != nil {
 			return err
 		}
@@ -89,11 +89,14 @@ func printVerify(app *App, out verifyOutput) {
 		}
 		fmt.Fprintf(w, "signature      valid (signer %s, %s)\n", out.Signer, who)
 	}
+	if r.Torn != nil {
+		fmt.Fprintf(w, "torn tail      a write interrupted by a crash (%d bytes at offset %d): not acknowledged, dropped on open and cut by the next write\n", r.Torn.Bytes, r.Torn.Offset)
+	}
 	if out.Audit != nil {
 		if out.Audit.OK {
 			fmt.Fprintf(w, "audit chain    %d entries, intact\n", out.Audit.Entries)
 		} else {
-			fmt.Fprintf(w, "audit chain    %d breaks (run `compartment audit verify` for details)\n", len(out.Audit.Breaks))
+			fmt.Fprintf(w, "audit chain    %d breaks, %d items without an entry (run `compartment audit verify` for details)\n", len(out.Audit.Breaks), len(out.Audit.Unaudited))
 		}
 	}
 	for _, p := range r.Problems {

@@ -14,6 +14,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/compartment/compartment/internal/offline"
+	"github.com/compartment/compartment/internal/session"
 )
 
 // version is set by the build (-ldflags "-X main.version=...").
@@ -72,6 +73,9 @@ type Globals struct {
 	Caller        string `help:"Who is calling (selects the default namespace and the grants)." default:"user" placeholder:"NAME"`
 	Keyfile       string `help:"Keyfile for a vault with two-factor unlock." placeholder:"PATH"`
 	AssertOffline bool   `help:"Refuse, in the kernel, any attempt of this process to open a network socket." env:"COMPARTMENT_ASSERT_OFFLINE"`
+
+	// AcceptRollback opens a vault older than the newest state this machine has seen.
+	AcceptRollback bool `help:"Open the vault even if it is older than the newest state this machine has seen (after restoring a backup on purpose)."`
 }
 
 // App is what every command's Run receives: the parsed globals and where to
@@ -152,6 +156,11 @@ func parseAndRun(parser *kong.Kong, cli *CLI, args []string, stdin io.Reader, st
 		}
 		// Processes this one starts (the embedding daemon) inherit it.
 		os.Setenv("COMPARTMENT_ASSERT_OFFLINE", "1")
+	}
+	// Before any key is read: no core file may hold it (or memories).
+	if err := session.ForbidCoreDumps(); err != nil {
+		fmt.Fprintf(stderr, "compartment: %v\n", err)
+		return 1, true
 	}
 	app := &App{Globals: &cli.Globals, Stdout: stdout, Stderr: stderr, Stdin: stdin}
 	if err := ctx.Run(app); err != nil {

@@ -16,23 +16,25 @@ type progress struct {
 	w     io.Writer
 	label string
 	total int
+	start time.Time
 	last  time.Time
 	on    bool
 }
 
 func newProgress(w io.Writer, label string, total int) *progress {
 	f, ok := w.(*os.File)
-	return &progress{w: w, label: label, total: total, on: ok && term.IsTerminal(int(f.Fd()))}
+	return &progress{w: w, label: label, total: total, start: time.Now(), on: ok && term.IsTerminal(int(f.Fd()))}
 }
 
-// set shows done out of total (total ≤ 0: a count only).
+// set shows done out of total (total ≤ 0, as on a pipe: a count and a
+// rate).
 func (p *progress) set(done int) {
 	if !p.on || time.Since(p.last) < 100*time.Millisecond {
 		return
 	}
 	p.last = time.Now()
 	if p.total <= 0 {
-		fmt.Fprintf(p.w, "\r%s %d", p.label, done)
+		fmt.Fprintf(p.w, "\r%s %d (%.0f/s)\033[K", p.label, done, float64(done)/max(time.Since(p.start).Seconds(), 0.001))
 		return
 	}
 	const width = 30

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"golang.org/x/term"
@@ -159,18 +160,28 @@ func (app *App) openVault() (*vault.Vault, error) {
 	return app.openVaultWith(u)
 }
 
+// vaultOptions adds what every open of the CLI shares: where this machine
+// remembers the newest state it has seen of each vault (rollback
+// detection), and --accept-rollback.
+func (app *App) vaultOptions(o vault.Options) vault.Options {
+	o.StateDir = filepath.Join(compartmentHome(), "seen")
+	o.AcceptRollback = app.AcceptRollback
+	return o
+}
+
 // openVaultWith opens the vault with a given credential.
 func (app *App) openVaultWith(u vaultfmt.Unlock) (*vault.Vault, error) {
 	enc, err := app.encoder()
 	if err != nil {
 		return nil, err
 	}
-	v, err := vault.Open(app.Vault, vault.Options{Unlock: u, Caller: app.Caller, Encoder: enc})
+	v, err := vault.Open(app.Vault, app.vaultOptions(vault.Options{Unlock: u, Caller: app.Caller, Encoder: enc}))
 	if err != nil {
 		return nil, err
 	}
 	// The expiry sweep runs on every open, as it does when serving.
-	if v.Config().Settings.ExpireMemories && !app.noSweep {
+	// A vault on read-only media is only read: the sweep would be a write.
+	if v.Config().Settings.ExpireMemories && !app.noSweep && !v.File().ReadOnly() {
 		if ids, err := v.Expire(); err != nil {
 			fmt.Fprintf(app.Stderr, "compartment: expiry sweep: %v\n", err)
 		} else if len(ids) > 0 {

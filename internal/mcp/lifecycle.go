@@ -50,7 +50,7 @@ func (s *Server) statusTool() toolDef {
 	count := func(d string) schema { return integer(d, 0, math.MaxInt32) }
 	return toolDef{
 		name: "memory_status", title: "Vault status", description: statusDesc,
-		readOnly: true, idempotent: true,
+		readOnly: true, idempotent: true, needsRead: true,
 		in: inputObject(schema{}),
 		out: outputObject(schema{
 			"locked": boolean("true: every tool but memory_status and memory_lock refuses until the user unlocks"),
@@ -152,8 +152,8 @@ func residentBytes() int64 {
 func (s *Server) lockTool() toolDef {
 	return toolDef{
 		name: "memory_lock", title: "Lock the vault", description: lockDesc,
-		idempotent: true,
-		in:         inputObject(schema{}),
+		idempotent: true, needsRead: true,
+		in: inputObject(schema{}),
 		out: outputObject(schema{
 			"locked":   boolean("always true: the key is gone from this server"),
 			"problems": strList("what failed while writing out, if anything"),

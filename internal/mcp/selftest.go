@@ -36,7 +36,7 @@ type selftestOut struct {
 func (s *Server) selftestTool() toolDef {
 	return toolDef{
 		name: "memory_selftest", title: "Memory self-test", description: selftestDesc,
-		readOnly: true, idempotent: true,
+		readOnly: true, idempotent: true, needsRead: true,
 		in: inputObject(schema{}),
 		out: outputObject(schema{
 			"ok": boolean("every check passed"),

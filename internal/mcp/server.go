@@ -116,7 +116,12 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	}()
 	stdio := server.NewStdioServer(s.mcp)
 	stdio.SetErrorLogger(slog.NewLogLogger(s.log.Handler(), slog.LevelError))
-	err := stdio.Listen(ctx, in, out)
+	// Messages over MaxMessageBytes never reach the protocol server, which
+	// would hold a whole line in memory however long it is.
+	lw := &lockedWriter{w: out}
+	limited, stop := limitMessages(in, lw, MaxMessageBytes)
+	defer stop()
+	err := stdio.Listen(ctx, limited, lw)
 	cancel()
 	<-done
 	if cerr := s.keeper.Close(); cerr != nil {
@@ -213,7 +218,11 @@ type toolDef struct {
 	idempotent               bool
 	// locked tools (status, lock, unlock) run without a vault.
 	withoutVault func(ctx context.Context, args json.RawMessage) (any, error)
-	run          func(v *vault.Vault, args json.RawMessage) (any, error)
+	// needsRead refuses a caller that may read no namespace at all: a
+	// caller without grants must not lock the vault for every agent or
+	// learn its counts.
+	needsRead bool
+	run       func(v *vault.Vault, args json.RawMessage) (any, error)
 }
 
 func (d toolDef) tool() mcpgo.Tool {
@@ -249,9 +258,14 @@ func (s *Server) wrap(d toolDef) server.ToolHandlerFunc {
 			return mcpgo.NewToolResultError(err.Error()), nil
 		}
 		var out any
-		if d.withoutVault != nil {
+		if d.needsRead {
+			err = s.checkReadsSomething(d.name)
+		}
+		switch {
+		case err != nil:
+		case d.withoutVault != nil:
 			out, err = d.withoutVault(ctx, args)
-		} else {
+		default:
 			var v *vault.Vault
 			if v, err = s.keeper.Vault(); err == nil {
 				s.sweepIfDue(v)
@@ -268,6 +282,21 @@ func (s *Server) wrap(d toolDef) server.ToolHandlerFunc {
 		}
 		return mcpgo.NewToolResultStructured(out, string(text)), nil
 	}
+}
+
+// checkReadsSomething refuses a caller whose grants allow reading no
+// namespace. The settings are read fresh: the vault may be locked, and the
+// user may have just changed the grants.
+func (s *Server) checkReadsSomething(tool string) error {
+	cfg, err := vault.LoadConfig(s.opts.VaultPath)
+	if err != nil {
+		return err
+	}
+	if !cfg.ReadsSomething(s.opts.Caller) {
+		return fmt.Errorf("%w: caller %q may read no namespace, and %s needs read access to at least one (grants are in %s)",
+			vault.ErrDenied, s.opts.Caller, tool, vault.ConfigPath(s.opts.VaultPath))
+	}
+	return nil
 }
 
 // rawArgs returns the call's arguments as JSON ("{}" when none were sent).

@@ -10,6 +10,9 @@ import "errors"
 var ErrUnsupported = errors.New("offline: the network guard needs Linux on amd64 or arm64")
 
 // Enforce installs the guard for every thread of the process, now and
-// later: socket(2) for any family but AF_UNIX fails with EACCES. Unix
-// sockets stay allowed (the embedding daemon uses one). It cannot be undone.
+// later, and for every process it starts: socket(2) and socketpair(2) for
+// any family but AF_UNIX, io_uring (whose socket and connect operations
+// bypass socket(2)), the x32 ABI and every foreign ABI fail with EACCES.
+// Unix sockets stay allowed (the embedding daemon uses one). It cannot be
+// undone.
 func Enforce() error { return enforce() }

@@ -15,10 +15,16 @@ import (
 // process: the test binary re-executed with OFFLINE_CHILD set.
 func TestMain(m *testing.M) {
 	if mode := os.Getenv("OFFLINE_CHILD"); mode != "" {
+		if run, ok := childModes[mode]; ok {
+			os.Exit(run())
+		}
 		os.Exit(child(mode))
 	}
 	os.Exit(m.Run())
 }
+
+// childModes are further child behaviours, registered by platform tests.
+var childModes = map[string]func() int{}
 
 func child(mode string) int {
 	if mode == "guarded" {

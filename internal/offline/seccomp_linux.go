@@ -10,42 +10,87 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The filter, in classic BPF over struct seccomp_data
-// (nr u32 @0, arch u32 @4, ip u64 @8, args [6]u64 @16):
+// The filter is an allow-list of the routes to the network, in classic BPF
+// over struct seccomp_data (nr u32 @0, arch u32 @4, ip u64 @8,
+// args [6]u64 @16):
 //
-//	arch != this arch          → EACCES (a foreign ABI is refused)
-//	nr != socket               → allow
-//	args[0] (family) == AF_UNIX → allow
-//	otherwise                  → EACCES
+//	arch != this arch                      → EACCES (i386, x32 or another ABI)
+//	nr ≥ 0x40000000 (the x32 bit)          → EACCES
+//	io_uring_setup / _enter / _register    → EACCES (IORING_OP_SOCKET and
+//	                                          CONNECT bypass socket(2))
+//	socket, socketpair: family == AF_UNIX  → allow, any other family → EACCES
+//	anything else                          → allow
+//
+// The kernel keeps a filter across fork and execve, and NO_NEW_PRIVS
+// (required to install one unprivileged) also survives execve, so every
+// child inherits it and cannot shed it.
 const (
 	offNR   = 0
 	offArch = 4
-	offArg0 = 16 // low 32 bits on little-endian machines
+	offArg0 = 16 // low 32 bits on little-endian machines: the int family
+
+	x32Bit = 0x40000000 // __X32_SYSCALL_BIT
 )
 
-func filter() []unix.SockFilter {
-	stmt := func(code uint16, k uint32) unix.SockFilter { return unix.SockFilter{Code: code, K: k} }
-	jump := func(code uint16, k uint32, jt, jf uint8) unix.SockFilter {
-		return unix.SockFilter{Code: code, Jt: jt, Jf: jf, K: k}
+// insn is one BPF instruction whose jump targets are labels, resolved by
+// [assemble] into the relative offsets the kernel wants.
+type insn struct {
+	label  string // this instruction's label, if any
+	code   uint16
+	k      uint32
+	jt, jf string // jump targets ("" = the next instruction)
+}
+
+// assemble resolves labels; it panics on a label it cannot reach forward,
+// which is a bug in the program below.
+func assemble(prog []insn) []unix.SockFilter {
+	at := map[string]int{}
+	for i, in := range prog {
+		if in.label != "" {
+			at[in.label] = i
+		}
 	}
+	rel := func(from int, label string) uint8 {
+		if label == "" {
+			return 0
+		}
+		to, ok := at[label]
+		if !ok || to <= from || to-from-1 > 255 {
+			panic("offline: bad jump to " + label)
+		}
+		return uint8(to - from - 1)
+	}
+	out := make([]unix.SockFilter, len(prog))
+	for i, in := range prog {
+		out[i] = unix.SockFilter{Code: in.code, K: in.k, Jt: rel(i, in.jt), Jf: rel(i, in.jf)}
+	}
+	return out
+}
+
+func filter() []unix.SockFilter {
 	const (
 		ld    = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
 		jeq   = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
+		jge   = unix.BPF_JMP | unix.BPF_JGE | unix.BPF_K
 		ret   = unix.BPF_RET | unix.BPF_K
 		allow = unix.SECCOMP_RET_ALLOW
 		deny  = unix.SECCOMP_RET_ERRNO | uint32(unix.EACCES)
 	)
-	return []unix.SockFilter{
-		stmt(ld, offArch),
-		jump(jeq, auditArch, 1, 0), // our arch: go on
-		stmt(ret, deny),            // a foreign ABI: refuse everything
-		stmt(ld, offNR),
-		jump(jeq, unix.SYS_SOCKET, 0, 3), // not socket(2): allow
-		stmt(ld, offArg0),
-		jump(jeq, unix.AF_UNIX, 1, 0), // AF_UNIX: allow
-		stmt(ret, deny),
-		stmt(ret, allow),
-	}
+	return assemble([]insn{
+		{code: ld, k: offArch},
+		{code: jeq, k: auditArch, jf: "deny"},
+		{code: ld, k: offNR},
+		{code: jge, k: x32Bit, jt: "deny"},
+		{code: jeq, k: unix.SYS_IO_URING_SETUP, jt: "deny"},
+		{code: jeq, k: unix.SYS_IO_URING_ENTER, jt: "deny"},
+		{code: jeq, k: unix.SYS_IO_URING_REGISTER, jt: "deny"},
+		{code: jeq, k: unix.SYS_SOCKET, jt: "family"},
+		{code: jeq, k: unix.SYS_SOCKETPAIR, jt: "family", jf: "allow"},
+		{label: "family", code: ld, k: offArg0},
+		{code: jeq, k: unix.AF_UNIX, jt: "allow", jf: "deny"},
+		{label: "deny", code: ret, k: deny},
+		{label: "allow", code: ret, k: allow},
+	})
 }
 
 func enforce() error {

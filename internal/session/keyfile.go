@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/compartment/compartment/internal/vault"
 	"github.com/compartment/compartment/vaultfmt"
@@ -137,4 +138,39 @@ func writeDurable(path string, data []byte) error {
 		d.Close()
 	}
 	return nil
+}
+
+// DefaultKeyfilePath is where `2fa enable` generates a keyfile when told
+// no place: outside the vault's directory, in the user's configuration
+// directory, named by the vault id, so a copy of the vault's directory
+// does not carry both factors.
+func DefaultKeyfilePath(vaultPath string) (string, error) {
+	h, err := vaultfmt.ReadHeader(vaultPath)
+	if err != nil {
+		return "", err
+	}
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return "", fmt.Errorf("session: no configuration directory for the keyfile (%v): pass --keyfile PATH", err)
+	}
+	return filepath.Join(dir, "compartment", "keyfiles", fmt.Sprintf("%x.keyfile", h.VaultID[:])), nil
+}
+
+// InVaultDir reports whether path lies in the directory that holds the
+// vault (or below it): a copy of that directory would carry the keyfile
+// with the vault.
+func InVaultDir(vaultPath, path string) bool {
+	dir, err1 := filepath.Abs(filepath.Dir(vaultPath))
+	p, err2 := filepath.Abs(path)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	if d, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = d
+	}
+	if d, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
+		p = filepath.Join(d, filepath.Base(p))
+	}
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }

@@ -158,6 +158,9 @@ type AuditReport struct {
 	OK           bool         `json:"ok"`
 	Breaks       []AuditBreak `json:"breaks,omitempty"`
 	Acknowledged []AuditBreak `json:"acknowledged,omitempty"`
+	// Unaudited lists the records and relations that no audit entry
+	// names: written around the chain (or their entry was removed).
+	Unaudited []string `json:"unaudited,omitempty"`
 }
 
 // verify walks the chain from 1 to head.
@@ -198,5 +201,38 @@ func (c *auditChain) verify() AuditReport {
 	rep.OK = len(rep.Breaks) == 0
 	rep.Head = fmt.Sprintf("%x", prev)
 	sort.Slice(rep.Breaks, func(i, j int) bool { return rep.Breaks[i].Seq < rep.Breaks[j].Seq })
+	return rep
+}
+
+// unaudited lists, sorted, the records and relations no audit entry
+// names. Every write that puts one chains an entry naming it in the same
+// batch, so an item without one was written around the chain.
+func (s *state) unaudited() []string {
+	named := make(map[string]bool, len(s.audit.entries))
+	for _, e := range s.audit.entries {
+		if e.Target != "" {
+			named[e.Target] = true
+		}
+	}
+	var out []string
+	for id := range s.records {
+		if !named[id] {
+			out = append(out, id)
+		}
+	}
+	for id := range s.relations {
+		if !named[id] {
+			out = append(out, id)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// auditReport verifies the chain and that it names every item.
+func (s *state) auditReport() AuditReport {
+	rep := s.audit.verify()
+	rep.Unaudited = s.unaudited()
+	rep.OK = rep.OK && len(rep.Unaudited) == 0
 	return rep
 }

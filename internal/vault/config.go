@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/compartment/compartment/embed"
 )
 
 // Settings are the knobs in <vault>.config.json. Every field has a default;
@@ -211,6 +213,12 @@ func (c *Config) SetSetting(key, value string) error {
 		c.Settings = old
 		return err
 	}
+	if key == "model" && next.Model != "" {
+		if err := embed.Resolve(embed.LoadOptions{Name: next.Model}); err != nil {
+			c.Settings = old
+			return invalidf("setting model = %q is refused: %v", next.Model, err)
+		}
+	}
 	return nil
 }
 
@@ -219,10 +227,30 @@ func (c *Config) SetSetting(key, value string) error {
 // answer is none (fail closed).
 func (c *Config) Access(caller, namespace string) Access {
 	a := c.lookup(caller, namespace)
-	if a == AccessRW && (namespace == "packs" || strings.HasPrefix(namespace, "packs/")) {
+	if lower := strings.ToLower(namespace); a == AccessRW && (lower == "packs" || strings.HasPrefix(lower, "packs/")) {
 		return AccessRO
 	}
 	return a
+}
+
+// ReadsSomething reports whether caller may read at least one namespace:
+// the rule for the tools that touch the whole vault (status, self-test,
+// lock). It tries one namespace for every pattern in the caller's and
+// "*"'s grants, and one that no pattern names.
+func (c *Config) ReadsSomething(caller string) bool {
+	probes := []string{"\x00unlisted"}
+	for _, who := range []string{caller, "*"} {
+		for pattern := range c.Grants[who] {
+			prefix, _ := strings.CutSuffix(pattern, "/*")
+			probes = append(probes, pattern, prefix, prefix+"/\x00unlisted")
+		}
+	}
+	for _, ns := range probes {
+		if a := c.lookup(caller, ns); a == AccessRW || a == AccessRO {
+			return true
+		}
+	}
+	return false
 }
 
 func (c *Config) lookup(caller, namespace string) Access {

@@ -16,6 +16,11 @@ func (v *Vault) Expire() ([]string, error) {
 	if err := v.refresh(); err != nil {
 		return nil, err
 	}
+	// Nothing to remove is not a write: a vault on read-only media opens
+	// for reading without a spurious error from the sweep.
+	if len(v.expiredIDs()) == 0 {
+		return nil, nil
+	}
 	var expired []string
 	err := v.update(func() ([]vaultfmt.Change, error) {
 		expired = v.expiredIDs()

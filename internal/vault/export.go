@@ -3,6 +3,7 @@ package vault
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -116,14 +117,23 @@ type ImportResult struct {
 // importBatch is how many lines share one embed call and one fsync.
 const importBatch = 256
 
+// MaxImportLine is the longest line import reads, in bytes. An export's
+// line is one memory (at most a few KiB); the limit keeps memory bounded
+// whatever the input is (/dev/zero has no newline at all).
+const MaxImportLine = 1 << 20
+
 // Import reads JSONL (an export, or plain lines with at least text) and
-// stores it in batches, one fsync per batch, keeping ids and dates where
-// given. A malformed line stops the import before its batch is written and
-// names the line; earlier batches stay stored.
+// stores it in batches of up to 256 lines, keeping ids and dates where
+// given. Each batch (its records, relations and audit entries) commits as
+// a unit with one fsync: a crash leaves whole batches, and running the
+// same import again skips what is already stored. A malformed line stops
+// the import before its batch is written and names the line; earlier
+// batches stay stored. It reads the input as a stream: memory stays
+// bounded by one batch, whatever the input's size.
 func (v *Vault) Import(r io.Reader, defaultSource string, progress func(lines int)) (ImportResult, error) {
 	var res ImportResult
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	sc.Buffer(make([]byte, 64<<10), MaxImportLine)
 	var pending []importLine
 	var lineNos []int
 	flush := func() error {
@@ -145,7 +155,7 @@ func (v *Vault) Import(r io.Reader, defaultSource string, progress func(lines in
 		}
 		var l importLine
 		if err := json.Unmarshal([]byte(text), &l); err != nil {
-			return res, fmt.Errorf("import line %d: %w (lines before it were stored)", res.Lines, err)
+			return res, invalidf("import line %d is not a JSON object (%v); lines before it were stored", res.Lines, err)
 		}
 		pending = append(pending, l)
 		lineNos = append(lineNos, res.Lines)
@@ -156,11 +166,16 @@ func (v *Vault) Import(r io.Reader, defaultSource string, progress func(lines in
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return res, fmt.Errorf("import: %w", err)
+		if errors.Is(err, bufio.ErrTooLong) {
+			return res, invalidf("import line %d is longer than %d bytes, the limit for one line: the input is not JSONL (one memory per line)", res.Lines+1, MaxImportLine)
+		}
+		return res, fmt.Errorf("import: read line %d: %w", res.Lines+1, err)
 	}
 	return res, flush()
 }
 
+// importBatch stores one batch of lines in one atomic update: records
+// first, then relations (whose src may be a memory of this very batch).
 func (v *Vault) importBatch(lines []importLine, lineNos []int, defaultSource string, res *ImportResult) error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
@@ -181,7 +196,32 @@ func (v *Vault) importBatch(lines []importLine, lineNos []int, defaultSource str
 		}
 		recs = append(recs, r)
 	}
+	skipped := res.Skipped
 	recs = v.dropKnown(recs, res)
+	chunk := make(map[string]*Record, len(recs))
+	for _, r := range recs {
+		chunk[r.ID] = r
+	}
+	var rels []*Relation
+	known := map[string]bool{}
+	if len(relLines) > 0 {
+		for _, rel := range v.st.relations {
+			known[rel.sameAs()] = true
+		}
+	}
+	for _, i := range relLines {
+		rel, err := v.importRelation(lines[i], chunk)
+		if err != nil {
+			res.Skipped = skipped
+			return fmt.Errorf("import line %d: %w", lineNos[i], err)
+		}
+		if _, ok := v.st.relations[rel.ID]; ok || known[rel.sameAs()] {
+			res.Skipped++
+			continue
+		}
+		known[rel.sameAs()] = true
+		rels = append(rels, rel)
+	}
 	if err := v.embedRecords(recs); err != nil {
 		return err
 	}
@@ -191,34 +231,18 @@ func (v *Vault) importBatch(lines []importLine, lineNos []int, defaultSource str
 			b.seq++
 			r.Seq = b.seq
 			b.putRecord(r, "import")
-			res.Stored++
 		}
-		return b.changes, nil
-	})
-	if err != nil || len(relLines) == 0 {
-		return err
-	}
-	// Relations go second: their src may be a memory of this very batch.
-	var rels []*Relation
-	for _, i := range relLines {
-		rel, err := v.importRelation(lines[i])
-		if err != nil {
-			return fmt.Errorf("import line %d: %w", lineNos[i], err)
-		}
-		if _, ok := v.st.relations[rel.ID]; ok {
-			res.Skipped++
-			continue
-		}
-		rels = append(rels, rel)
-	}
-	return v.update(func() ([]vaultfmt.Change, error) {
-		b := v.newBatch()
 		for _, rel := range rels {
 			b.putRelation(rel)
-			res.Relations++
 		}
 		return b.changes, nil
 	})
+	if err != nil {
+		return err
+	}
+	res.Stored += len(recs)
+	res.Relations += len(rels)
+	return nil
 }
 
 // dropKnown skips records whose id is already present, or (without an id)
@@ -262,11 +286,21 @@ func (v *Vault) importRecord(l importLine, defaultSource string, today time.Time
 		ID: strings.ToLower(l.ID), Text: text, Source: strings.TrimSpace(l.Source), Discovered: l.Discovered,
 		Created: l.Created.UTC(), Namespace: l.Namespace, Tags: l.Tags, TagsOrigin: l.TagsOrigin,
 		Importance: 0.5, Kind: l.Kind, Expires: l.Expires, Supersedes: l.Supersedes,
-		SupersededBy: l.SupersededBy, Quarantined: l.Quarantined, Caller: l.Caller,
+		SupersededBy: l.SupersededBy, Quarantined: l.Quarantined, Caller: v.caller,
 		Affirmed: l.Affirmed.UTC(), Reference: l.Reference,
 	}
 	if r.Source == "" {
 		r.Source = defaultSource
+	}
+	if err := checkSource(r.Source); err != nil {
+		return nil, err
+	}
+	var err error
+	if r.Tags, err = cleanTags(r.Tags); err != nil {
+		return nil, err
+	}
+	if r.TagsOrigin, err = cleanTags(r.TagsOrigin); err != nil {
+		return nil, err
 	}
 	if r.Namespace == "" {
 		r.Namespace = v.cfg.DefaultNamespace(v.caller)
@@ -288,6 +322,9 @@ func (v *Vault) importRecord(l importLine, defaultSource string, today time.Time
 		}
 	}
 	if l.Importance != nil {
+		if err := checkImportance(*l.Importance); err != nil {
+			return nil, err
+		}
 		r.Importance = min(max(*l.Importance, 0), 1)
 	}
 	if r.Kind == "" {
@@ -299,9 +336,6 @@ func (v *Vault) importRecord(l importLine, defaultSource string, today time.Time
 	if r.Created.IsZero() {
 		r.Created = v.now()
 	}
-	if r.Caller == "" {
-		r.Caller = v.caller
-	}
 	if r.Kind == KindOpinion && r.Affirmed.IsZero() {
 		r.Affirmed = r.Created
 	}
@@ -311,11 +345,25 @@ func (v *Vault) importRecord(l importLine, defaultSource string, today time.Time
 	return r, nil
 }
 
-func (v *Vault) importRelation(l importLine) (*Relation, error) {
-	rel, err := v.newRelation(LinkRequest{Subject: l.Subject, Predicate: l.Predicate, Object: l.Object,
-		Src: l.Src, From: l.ValidFrom, To: l.ValidTo, Namespace: l.Namespace})
+// importRelation makes a relation of an import line. Its src may name a
+// memory of the same batch (chunk), not yet in the vault. The author is
+// the importing caller, never the line's own caller field.
+func (v *Vault) importRelation(l importLine, chunk map[string]*Record) (*Relation, error) {
+	req := LinkRequest{Subject: l.Subject, Predicate: l.Predicate, Object: l.Object,
+		Src: l.Src, From: l.ValidFrom, To: l.ValidTo, Namespace: l.Namespace}
+	local := chunk[strings.ToLower(strings.TrimSpace(l.Src))]
+	if local != nil {
+		req.Src = ""
+		if req.Namespace == "" {
+			req.Namespace = local.Namespace
+		}
+	}
+	rel, err := v.newRelation(req)
 	if err != nil {
 		return nil, err
+	}
+	if local != nil {
+		rel.Src = local.ID
 	}
 	if l.ID != "" {
 		if _, ok := parseID(l.ID); !ok {
@@ -326,8 +374,11 @@ func (v *Vault) importRelation(l importLine) (*Relation, error) {
 	if !l.Created.IsZero() {
 		rel.Created = l.Created.UTC()
 	}
-	if l.Caller != "" {
-		rel.Caller = l.Caller
-	}
 	return rel, nil
+}
+
+// sameAs is what makes two relations the same edge, whatever their ids:
+// a re-run import skips an edge already stored.
+func (rel *Relation) sameAs() string {
+	return strings.Join([]string{rel.Namespace, rel.Subject, rel.Predicate, rel.Object, rel.Src, rel.From, rel.To}, "\x00")
 }

@@ -2,6 +2,7 @@ package vault
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -111,6 +112,9 @@ func (v *Vault) prepare(req *StoreRequest, today time.Time) (*Record, error) {
 	if source == "" {
 		return nil, invalidf("source is required: say how the fact was established in a few words, e.g. \"from chat\", \"read from pyproject.toml\", \"web search\"")
 	}
+	if err := checkSource(source); err != nil {
+		return nil, err
+	}
 	kind := req.Kind
 	if kind == "" {
 		kind = KindFact
@@ -145,6 +149,9 @@ func (v *Vault) prepare(req *StoreRequest, today time.Time) (*Record, error) {
 	}
 	importance := 0.5
 	if req.Importance != nil {
+		if err := checkImportance(*req.Importance); err != nil {
+			return nil, err
+		}
 		importance = min(max(*req.Importance, 0), 1)
 	}
 	tags, err := cleanTags(req.Tags)
@@ -247,6 +254,50 @@ func checkNamespace(ns string) error {
 	if !namespaceRE.MatchString(ns) {
 		return invalidf("namespace %q: use letters, digits, '.', '_' or '-', optionally in up to 4 parts separated by '/' (e.g. \"main\", \"work/northwind\")", ns)
 	}
+	if canon, ok := reservedLookAlike(ns); ok {
+		return invalidf("namespace %q differs from the reserved %q only in case: reserved names are reserved in every spelling, so use %q", ns, canon, canon)
+	}
+	return nil
+}
+
+// reservedLookAlike reports whether ns spells a reserved namespace ("main",
+// "packs", "packs/...") in another case, and the reserved spelling.
+func reservedLookAlike(ns string) (string, bool) {
+	lower := strings.ToLower(ns)
+	if lower == ns {
+		return "", false
+	}
+	if lower == "main" || lower == "packs" || strings.HasPrefix(lower, "packs/") {
+		return lower, true
+	}
+	return "", false
+}
+
+// Input bounds. A source says how a fact was established in a few words;
+// a long one would carry a second claim past the one-claim check.
+const (
+	MaxSourceChars = 200
+	MaxTags        = 32
+	MaxTagBytes    = 64
+)
+
+// checkSource refuses a source that is not a short phrase.
+func checkSource(source string) error {
+	if n := utf8.RuneCountInString(source); n > MaxSourceChars {
+		return invalidf("source is %d characters and the limit is %d: say how the fact was established in a few words (the claim belongs in text)", n, MaxSourceChars)
+	}
+	if strings.ContainsAny(source, "\n\r") {
+		return invalidf("source has a line break: say how the fact was established in a few words on one line")
+	}
+	return nil
+}
+
+// checkImportance refuses a number that is not finite (NaN, ±Inf), which
+// JSON could not export again.
+func checkImportance(x float64) error {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return invalidf("importance %v is not a number from 0 to 1 (e.g. 0.8)", x)
+	}
 	return nil
 }
 
@@ -258,15 +309,26 @@ func cleanTags(tags []string) ([]string, error) {
 		if t == "" {
 			continue
 		}
-		if len(t) > 64 || strings.ContainsAny(t, ",\n\t") {
-			return nil, invalidf("tag %q: a tag is one short label without commas or line breaks", t)
+		if len(t) > MaxTagBytes || strings.ContainsAny(t, ",\n\t") {
+			return nil, invalidf("tag %q: a tag is one short label (at most %d bytes) without commas or line breaks", truncateRunes(t, 40), MaxTagBytes)
 		}
 		if !seen[t] {
 			seen[t] = true
 			out = append(out, t)
 		}
+		if len(out) > MaxTags {
+			return nil, invalidf("%d tags or more: a memory takes at most %d tags", len(out), MaxTags)
+		}
 	}
 	return out, nil
+}
+
+// truncateRunes shortens s to at most n runes for an error message.
+func truncateRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n]) + "…"
 }
 
 // today is the current calendar day, local time.

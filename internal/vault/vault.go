@@ -28,6 +28,12 @@ type Options struct {
 	// ReadOnly refuses every write with ErrReadOnly, the expiry sweep and
 	// the first model pin included (the dashboard opens vaults this way).
 	ReadOnly bool
+	// StateDir is where this machine remembers the newest state it has
+	// seen of each vault, to refuse an older copy (rollback); "" turns the
+	// check off. AcceptRollback takes the file as it is, once, and makes
+	// it the newest state (restoring a backup on purpose).
+	StateDir       string
+	AcceptRollback bool
 }
 
 // Vault is an open vault: every record in RAM, indexed, and the file it came
@@ -43,6 +49,7 @@ type Vault struct {
 	st     *state
 	// readOnly refuses writes (Options.ReadOnly).
 	readOnly bool
+	guard  rollbackGuard
 }
 
 // Create makes a new vault at path with a passphrase slot (and a keyfile
@@ -117,6 +124,10 @@ func Open(path string, opts Options) (*Vault, error) {
 		f.Close()
 		return nil, err
 	}
+	if err := v.checkRollback(false); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("open vault %s: %w", path, err)
+	}
 	return v, nil
 }
 
@@ -138,7 +149,8 @@ func newVault(path string, opts Options) (*Vault, error) {
 			return nil, err
 		}
 	}
-	v := &Vault{path: path, cfg: cfg, caller: caller, enc: opts.Encoder, now: now, readOnly: opts.ReadOnly}
+	v := &Vault{path: path, cfg: cfg, caller: caller, enc: opts.Encoder, now: now, readOnly: opts.ReadOnly,
+		guard: rollbackGuard{dir: opts.StateDir, accept: opts.AcceptRollback}}
 	v.st = newState(v)
 	return v, nil
 }
@@ -191,6 +203,7 @@ func (v *Vault) Close() error {
 	if v.file == nil {
 		return nil
 	}
+	v.flushSeen()
 	err := v.file.Close()
 	v.file = nil
 	v.st.index.engine.Close()
@@ -205,7 +218,10 @@ func (v *Vault) refresh() error {
 	if err := v.file.Refresh(); err != nil {
 		return err
 	}
-	return v.st.settle()
+	if err := v.st.settle(); err != nil {
+		return err
+	}
+	return v.checkRollback(false)
 }
 
 // update runs build under the writer lock, after catching up with other
@@ -243,7 +259,7 @@ func (v *Vault) update(build func() ([]vaultfmt.Change, error)) error {
 			return fmt.Errorf("compact vault %s: %w (your data is safe in the journal)", v.path, err)
 		}
 	}
-	return nil
+	return v.checkRollback(true)
 }
 
 // UnlockDelay is the fixed pause before a wrong passphrase is reported, to
