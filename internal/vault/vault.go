@@ -49,7 +49,7 @@ type Vault struct {
 	st     *state
 	// readOnly refuses writes (Options.ReadOnly).
 	readOnly bool
-	guard  rollbackGuard
+	guard    rollbackGuard
 }
 
 // Create makes a new vault at path with a passphrase slot (and a keyfile
