@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"fmt"
 	"sort"
 
 	"github.com/compartment/compartment/vaultfmt"
@@ -11,6 +12,9 @@ import (
 // serving when the expire_memories setting is on; `compartment expire` runs
 // it by hand whatever the setting says.
 func (v *Vault) Expire() ([]string, error) {
+	if v.readOnly {
+		return nil, fmt.Errorf("expire: %w", ErrReadOnly)
+	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if err := v.refresh(); err != nil {
