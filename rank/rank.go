@@ -242,8 +242,9 @@ func Evidence(s Signals) float64 {
 		rho*Residue(s.RankVec, 0) + Residue(0, s.RankLex)
 }
 
-// Unaged is the evidence with no aging: what the relevance cut reads, so
-// recency orders results but never decides which come back.
+// Unaged is the evidence with no aging: what the relative part of the
+// relevance cut reads, so recency orders results but never decides which
+// come back.
 func Unaged(s Signals) float64 {
 	s.Share = 0
 	return Evidence(s)

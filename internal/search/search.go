@@ -41,10 +41,10 @@ type Query struct {
 type Result struct {
 	Doc uint32
 	// Score is the final score: aged evidence times the priors. It orders
-	// the results and may sit below the floor that Unaged passed.
+	// the results.
 	Score float64
 	// Unaged is the evidence without aging or priors: what the relevance
-	// cut read.
+	// cut's relative part read (its floor reads rank.Relevance).
 	Unaged  float64
 	Explain *Explanation
 }
