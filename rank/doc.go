@@ -2,5 +2,14 @@
 // a literal match into probabilities, fusing them as evidence, the priors for
 // importance, vault-share age and opinion recency, and the relevance cut.
 //
+// The relevance cut (a search without top_k) keeps, at most 100,
+//
+//	unaged ≥ 0.5·best unaged  and  1 − (1 − p_vec)^ρ·(1 − p_lex) ≥ 0.60
+//
+// with p_vec from the model's calibration ([Calibration.PVec]), p_lex the
+// share of the query's information a record holds ([PLex]) and ρ the
+// semantic channel's reliability for the query ([SemanticReliability]).
+// See [Relevance] and [Cut].
+//
 // Everything here is a pure function; the package does no I/O of any kind.
 package rank

@@ -169,29 +169,52 @@ func TestPriors(t *testing.T) {
 	}
 }
 
-func TestLiteralAlone(t *testing.T) {
-	if got := LiteralAlone(Signals{PVec: 0.8, RankVec: 1, PLex: FloorProbability, RankLex: 1}); !near(got, Floor(false)) {
-		t.Errorf("LiteralAlone at p_lex 0.55, rank 1 = %v, want the literal floor %v", got, Floor(false))
+func TestRelevance(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		s    Signals
+		want float64
+	}{
+		{"nothing", Signals{}, 0},
+		{"semantic alone", Signals{PVec: 0.6}, 0.6},
+		{"literal alone", Signals{PLex: 0.6}, 0.6},
+		// Two partial matches add up as independent evidence.
+		{"both halves", Signals{PVec: 0.5, PLex: 0.5}, 0.75},
+		// The semantic channel counts through its reliability:
+		// best p_lex 0.75 gives ρ = 0.5, so p_vec 0.75 counts as 0.5.
+		{"reliability", Signals{PVec: 0.75, LexBest: 0.75}, 0.5},
+		// Ranks and the vault share are not evidence of relevance.
+		{"ranks and age ignored", Signals{PVec: 0.6, RankVec: 1, RankLex: 1, Share: 1}, 0.6},
+	} {
+		if got := Relevance(tc.s); !near(got, tc.want) {
+			t.Errorf("%s: Relevance = %v, want %v", tc.name, Relevance(tc.s), tc.want)
+		}
 	}
-	if got := LiteralAlone(Signals{PVec: 0.8, RankVec: 1}); got != 0 {
-		t.Errorf("no literal match: LiteralAlone = %v, want 0", got)
+	// Either channel alone reaches the floor exactly at FloorProbability;
+	// neither half-match alone does, together they do.
+	if Relevance(Signals{PVec: FloorProbability}) < FloorProbability || Relevance(Signals{PLex: FloorProbability}) < FloorProbability {
+		t.Error("one channel at the floor probability does not reach the floor")
+	}
+	if Relevance(Signals{PVec: 0.4}) >= FloorProbability || Relevance(Signals{PLex: 0.4}) >= FloorProbability ||
+		Relevance(Signals{PVec: 0.4, PLex: 0.4}) < FloorProbability {
+		t.Error("0.4 on each channel: want neither alone and both together to reach the floor")
 	}
 }
 
-func TestFloor(t *testing.T) {
-	// The semantic floor reproduces the original's 0.7 to within 0.01.
-	if got := Floor(true); math.Abs(got-0.694) > 0.001 {
-		t.Errorf("Floor(semantic) = %v, want 0.694", got)
-	}
-	if got := Floor(false); math.Abs(got-0.295) > 0.001 {
-		t.Errorf("Floor(literal) = %v, want 0.295", got)
-	}
-	// What the floor means: one channel alone at rank 1 with p = 0.55.
-	if got := Unaged(Signals{PVec: FloorProbability, RankVec: 1}); !near(got, Floor(true)) {
-		t.Errorf("semantic p=0.55 at rank 1 scores %v, floor %v", got, Floor(true))
-	}
-	if got := Unaged(Signals{PLex: FloorProbability, RankLex: 1}); !near(got, Floor(false)) {
-		t.Errorf("literal p=0.55 at rank 1 scores %v, floor %v", got, Floor(false))
+// The floor reads calibrated probabilities, so it means the same cosine
+// relative to each model's own bounds: a cosine at the same place between
+// a model's floor and ceiling passes or fails alike for every model.
+func TestRelevanceScaleFree(t *testing.T) {
+	static := Calibration{CosFloor: 0.2476, CosCeil: 0.8459, SameMeaning: 0.5369, SameTopic: 0.5202}
+	for _, x := range []float64{0.1, 0.4, 0.55, 0.6, 0.65, 0.9} {
+		var got []bool
+		for _, cal := range []Calibration{SpecCalibration, static} {
+			cos := cal.CosFloor + x*(cal.CosCeil-cal.CosFloor)
+			got = append(got, Relevance(Signals{PVec: cal.PVec(cos)}) >= FloorProbability)
+		}
+		if got[0] != got[1] {
+			t.Errorf("cosine at %.2f of the calibrated range: bge-small passes %v, static %v", x, got[0], got[1])
+		}
 	}
 }
 
@@ -200,49 +223,57 @@ func TestCut(t *testing.T) {
 		{Final: 1.0, Unaged: 2.0}, // 0
 		{Final: 1.5, Unaged: 1.1}, // 1
 		{Final: 0.9, Unaged: 0.9}, // 2: below half the best
-		{Final: 3.0, Unaged: 0.5}, // 3: below the floor, whatever its final
+		{Final: 3.0, Unaged: 0.5}, // 3: below the floor (set below), whatever its final
 		{Final: 0, Unaged: 0},     // 4: no evidence
 	}
+	for i := range c {
+		c[i].Relevance = 0.7 // every candidate with evidence clears the floor
+	}
+	c[3].Relevance = 0.3 // 3: below the floor, whatever its final
+	c[4].Relevance = 0
 	for _, tc := range []struct {
-		name  string
-		topK  int
-		floor float64
-		want  []int
+		name string
+		topK int
+		want []int
 	}{
-		{"relevance cut", 0, 0.7, []int{1, 0}},
-		{"relative cut binds", 0, 0.1, []int{1, 0}},
-		{"floor binds", 0, 1.5, []int{0}},
-		{"nothing clears", 0, 5, []int{}},
-		{"top 3 by final", 3, 0.7, []int{3, 1, 0}},
-		{"top 10: only those with evidence", 10, 0.7, []int{3, 1, 0, 2}},
+		{"relevance cut", 0, []int{1, 0}},
+		{"top 3 by final", 3, []int{3, 1, 0}},
+		{"top 10: only those with evidence", 10, []int{3, 1, 0, 2}},
 	} {
-		if got := Cut(c, tc.topK, tc.floor); !slices.Equal(got, tc.want) {
+		if got := Cut(c, tc.topK); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: Cut = %v, want %v", tc.name, got, tc.want)
 		}
 	}
-	// A semantic query's floor (0.694) or the literal floor (0.295) on
-	// the literal evidence alone; the relative cut binds both.
-	lit := []Scored{
-		{Final: 0.50, Unaged: 0.50, Literal: 0.30}, // 0: literal alone clears 0.295
-		{Final: 0.60, Unaged: 0.60, Literal: 0.20}, // 1: neither
-		{Final: 0.40, Unaged: 0.40, Literal: 0},    // 2: semantic only, below 0.694
+	// The floor binds: nothing reaches it, nothing comes back.
+	low := slices.Clone(c)
+	for i := range low {
+		low[i].Relevance = min(low[i].Relevance, FloorProbability-0.01)
 	}
-	if got := Cut(lit, 0, Floor(true)); !slices.Equal(got, []int{0}) {
-		t.Errorf("literal floor: Cut = %v, want [0]", got)
+	if got := Cut(low, 0); len(got) != 0 {
+		t.Errorf("nothing clears the floor: Cut = %v, want []", got)
 	}
-	lit = append(lit, Scored{Final: 1.2, Unaged: 1.2})
-	if got := Cut(lit, 0, Floor(true)); !slices.Equal(got, []int{3}) {
-		t.Errorf("relative cut over the literal floor: Cut = %v, want [3]", got)
+	// The relative cut binds over the floor: a record far above the rest
+	// leaves the others out, even those that clear the floor.
+	rel := []Scored{
+		{Final: 0.50, Unaged: 0.50, Relevance: 0.65}, // 0: clears the floor
+		{Final: 0.60, Unaged: 0.60, Relevance: 0.55}, // 1: below it
+	}
+	if got := Cut(rel, 0); !slices.Equal(got, []int{0}) {
+		t.Errorf("floor: Cut = %v, want [0]", got)
+	}
+	rel = append(rel, Scored{Final: 1.2, Unaged: 1.2, Relevance: 0.9})
+	if got := Cut(rel, 0); !slices.Equal(got, []int{2}) {
+		t.Errorf("relative cut over the floor: Cut = %v, want [2]", got)
 	}
 	many := make([]Scored, 250)
 	for i := range many {
-		many[i] = Scored{Final: 1 + float64(i)/1000, Unaged: 1}
+		many[i] = Scored{Final: 1 + float64(i)/1000, Unaged: 1, Relevance: 0.9}
 	}
-	got := Cut(many, 0, 0.7)
+	got := Cut(many, 0)
 	if len(got) != MaxResults || got[0] != 249 {
 		t.Errorf("relevance cut returned %d results starting at %d, want %d starting at 249", len(got), got[0], MaxResults)
 	}
-	if got := Cut(many, 150, 0.7); len(got) != 150 {
+	if got := Cut(many, 150); len(got) != 150 {
 		t.Errorf("top_k 150 returned %d", len(got))
 	}
 }
@@ -300,9 +331,9 @@ func TestPropertyPriorNeverSurfacesNothing(t *testing.T) {
 		if final != 0 {
 			t.Fatalf("a memory with no evidence scored %v", final)
 		}
-		others := []Scored{{Final: final, Unaged: Unaged(s)}, {Final: 0.2, Unaged: 0.2}}
+		others := []Scored{{Final: final, Unaged: Unaged(s), Relevance: Relevance(s)}, {Final: 0.2, Unaged: 0.2, Relevance: 0.9}}
 		for _, k := range []int{0, 1, 2, 5} {
-			if slices.Contains(Cut(others, k, 0.01), 0) {
+			if slices.Contains(Cut(others, k), 0) {
 				t.Fatalf("cut with top_k %d returned a memory that matched nothing", k)
 			}
 		}

@@ -41,10 +41,10 @@ type Query struct {
 type Result struct {
 	Doc uint32
 	// Score is the final score: aged evidence times the priors. It orders
-	// the results and may sit below the floor that Unaged passed.
+	// the results.
 	Score float64
 	// Unaged is the evidence without aging or priors: what the relevance
-	// cut read.
+	// cut's relative part read (its floor reads rank.Relevance).
 	Unaged  float64
 	Explain *Explanation
 }
@@ -107,7 +107,6 @@ func (e *Engine) Search(q Query) ([]Result, error) {
 	defer e.mu.RUnlock()
 	r := run{e: e, q: q, lex: e.lex.Search(q.Text)}
 	r.semantic = q.Vector != nil && e.vec != nil && e.vec.Len() > 0
-	r.floor = rank.Floor(r.semantic)
 	pool := rank.PoolSize
 	for attempt := 0; ; attempt++ {
 		cands := r.gather(pool)
@@ -125,7 +124,6 @@ type run struct {
 	q        Query
 	lex      *fts.Result
 	semantic bool
-	floor    float64
 	lexBest  float64 // strongest p_lex among the candidates the filter keeps
 	// What the last gather saw at the edge of each pool, to bound the
 	// score of records beyond it.
@@ -230,7 +228,7 @@ func (r *run) rank(cands []*candidate) ([]*candidate, []int) {
 	for i, c := range kept {
 		scored[i] = c.scored
 	}
-	return kept, rank.Cut(scored, r.q.TopK, r.floor)
+	return kept, rank.Cut(scored, r.q.TopK)
 }
 
 // pLex is the candidate's literal probability: the cap for a record
@@ -299,7 +297,7 @@ func (r *run) score(c *candidate) {
 	days := r.q.Now.Sub(st.meta.Affirmed).Hours() / 24
 	c.op = rank.OpinionPrior(st.meta.Opinion, days)
 	c.scored = rank.Scored{Final: rank.Final(c.evidence, c.imp, c.op), Unaged: rank.Unaged(c.sig),
-		Literal: rank.LiteralAlone(c.sig)}
+		Relevance: rank.Relevance(c.sig)}
 }
 
 // widen decides whether a larger pool could change the answer. With
@@ -332,7 +330,7 @@ func (r *run) widen(kept []*candidate, picked []int) bool {
 		// can be anything.
 		bound.PLex, bound.RankLex = r.lastPLex, 1
 	}
-	return rank.Passes(rank.Scored{Unaged: rank.Unaged(bound), Literal: rank.LiteralAlone(bound)}, r.floor, best)
+	return rank.Passes(rank.Scored{Unaged: rank.Unaged(bound), Relevance: rank.Relevance(bound)}, best)
 }
 
 func (r *run) results(kept []*candidate, picked []int) []Result {

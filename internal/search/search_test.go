@@ -109,13 +109,13 @@ func TestLiteralRelevanceCut(t *testing.T) {
 	fill(t, e, 100, 40)
 	mustAdd(t, e, 1, "Booked a kayak rental at Lake Tahoe for Saturday", nil, DocMeta{Seq: 1})
 	mustAdd(t, e, 2, "The kayak needs a new paddle", nil, DocMeta{Seq: 2})
-	res := mustSearch(t, e, Query{Text: "kayak rental"})
+	res := mustSearch(t, e, Query{Text: "kayak rental", Explain: true})
 	if len(res) == 0 || res[0].Doc != 1 {
 		t.Fatalf("kayak rental: %v, want doc 1 first", docsOf(res))
 	}
 	for _, r := range res {
-		if r.Unaged < rank.Floor(false) {
-			t.Errorf("doc %d returned below the literal floor: %v", r.Doc, r.Unaged)
+		if r.Explain.PLex < rank.FloorProbability {
+			t.Errorf("doc %d returned below the floor: p_lex %v", r.Doc, r.Explain.PLex)
 		}
 	}
 	// A question the vault knows nothing about returns nothing.
@@ -124,7 +124,7 @@ func TestLiteralRelevanceCut(t *testing.T) {
 	}
 	// Only common words: no error; the records holding all of them match
 	// the query literally (AND), so they come back, equally.
-	if res := mustSearch(t, e, Query{Text: "an about and"}); len(res) == 0 || res[0].Unaged < rank.Floor(false) {
+	if res := mustSearch(t, e, Query{Text: "an about and", Explain: true}); len(res) == 0 || res[0].Explain.PLex < rank.FloorProbability {
 		t.Errorf("common-words query returned %v", docsOf(res))
 	}
 	// With top_k exactly that many.
@@ -501,9 +501,8 @@ func TestNearest(t *testing.T) {
 }
 
 // Either channel alone can establish relevance: in a semantic query, a
-// record whose literal match alone reaches the literal floor comes back
-// even when its cosine adds nothing, while a weaker literal match does
-// not.
+// record whose literal match alone reaches the floor comes back even when
+// its cosine adds nothing, while a weaker literal match does not.
 func TestLiteralFloorInASemanticQuery(t *testing.T) {
 	e := New(dim)
 	fill(t, e, 100, 40)
@@ -513,8 +512,8 @@ func TestLiteralFloorInASemanticQuery(t *testing.T) {
 	if !slices.Equal(docsOf(res), []uint32{1}) {
 		t.Fatalf("got %v, want only doc 1", docsOf(res))
 	}
-	if r := res[0]; r.Unaged >= rank.Floor(true) || r.Explain.PVec != 0 {
-		t.Errorf("doc 1 passed on the combined floor (unaged %v, p_vec %v): the test no longer tests the literal floor", r.Unaged, r.Explain.PVec)
+	if r := res[0]; r.Explain.PVec != 0 || r.Explain.PLex < rank.FloorProbability {
+		t.Errorf("doc 1 passed with p_vec %v, p_lex %v: the test no longer tests the literal channel alone", r.Explain.PVec, r.Explain.PLex)
 	}
 }
 
@@ -544,5 +543,28 @@ func TestIsIdentifier(t *testing.T) {
 		if got := isIdentifier(term); got != want {
 			t.Errorf("isIdentifier(%q) = %v, want %v", term, got, want)
 		}
+	}
+}
+
+// Two partial matches add up: a record half-matched by each channel comes
+// back, while a record matched as well by one channel alone does not
+// (rank.Relevance: 1 − (1 − p_vec)^ρ·(1 − p_lex) ≥ 0.60).
+func TestPartialMatchesAddUp(t *testing.T) {
+	e := New(dim)
+	fill(t, e, 100, 40)
+	// cos 0.55 is p_vec 0.5 under the spec calibration (0.25 to 0.85).
+	half := unit(0.55, float32(math.Sqrt(1-0.55*0.55)), 0, 0, 0, 0, 0, 0)
+	mustAdd(t, e, 1, "the zeppelin flew over the lake", [][]float32{half}, DocMeta{Seq: 1})
+	mustAdd(t, e, 2, "a hangar by the harbour", [][]float32{axis(2, 0)}, DocMeta{Seq: 2})
+	mustAdd(t, e, 3, "an airship in the fog", [][]float32{half}, DocMeta{Seq: 3})
+	res := mustSearch(t, e, Query{Text: "zeppelin hangar blueprint", Vector: axis(0, 0), Explain: true})
+	if !slices.Equal(docsOf(res), []uint32{1}) {
+		for _, r := range res {
+			t.Logf("doc %d: p_vec %.3f p_lex %.3f", r.Doc, r.Explain.PVec, r.Explain.PLex)
+		}
+		t.Fatalf("got %v, want only doc 1 (a third of the words and p_vec 0.5)", docsOf(res))
+	}
+	if x := res[0].Explain; math.Abs(x.PVec-0.5) > 0.01 || math.Abs(x.PLex-1.0/3) > 0.01 {
+		t.Errorf("doc 1: p_vec %v, p_lex %v; want 0.5 and 1/3, or the test tests something else", x.PVec, x.PLex)
 	}
 }
