@@ -14,6 +14,7 @@ type InitCmd struct {
 	NoApp           bool `help:"Do not start the desktop panel (headless machines, CI)."`
 	PassphraseStdin bool `help:"Read the passphrase from the first line of stdin."`
 	JSON            bool `help:"Print the result as JSON." name:"json"`
+	NoReference     bool `help:"Start empty: do not load the bundled reference facts."`
 }
 
 func (c *InitCmd) Run(app *App) error {
@@ -41,6 +42,11 @@ func (c *InitCmd) Run(app *App) error {
 	defer v.Close()
 	if app.Keyfile != "" {
 		if err := session.RememberKeyfile(app.Vault, app.Keyfile); err != nil {
+			return err
+		}
+	}
+	if !c.NoReference {
+		if err := seedReference(app, v, c.JSON); err != nil {
 			return err
 		}
 	}

@@ -54,6 +54,7 @@ type CLI struct {
 	Setup       SetupCmd       `cmd:"" help:"One-time installation steps (download-model)."`
 	Reindex     ReindexCmd     `cmd:"" help:"Embed records with the current model, or switch model (--model)."`
 	Bench       BenchCmd       `cmd:"" help:"Benchmarks: --vectors, --longmemeval."`
+	Reference   ReferenceCmd   `cmd:"" help:"The bundled reference facts: update (load or upgrade them)."`
 }
 
 // Globals are the flags every command understands.
