@@ -55,6 +55,7 @@ type CLI struct {
 	Reindex     ReindexCmd     `cmd:"" help:"Embed records with the current model, or switch model (--model)."`
 	Bench       BenchCmd       `cmd:"" help:"Benchmarks: --vectors, --longmemeval."`
 	Reference   ReferenceCmd   `cmd:"" help:"The bundled reference facts: update (load or upgrade them)."`
+	Pack        PackCmd        `cmd:"" help:"Signed memory packs: build, export, install, remove, list, trust, key."`
 }
 
 // Globals are the flags every command understands.

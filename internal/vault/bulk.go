@@ -3,6 +3,7 @@ package vault
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/compartment/compartment/vaultfmt"
 )
@@ -13,9 +14,9 @@ type BulkFact struct {
 	Text       string
 	Source     string
 	Tags       []string
-	Discovered string  // YYYY-MM-DD; "" = today
-	Importance float64 // 0 means the default 0.5
-	Kind       string  // "" = fact
+	Discovered string   // YYYY-MM-DD; "" = today
+	Importance *float64 // nil: the default 0.5
+	Kind       string   // "" = fact
 }
 
 // BulkResult says what replacing a bulk set changed.
@@ -133,13 +134,15 @@ func (v *Vault) bulkRecord(scope bulkScope, f BulkFact, text, source, today stri
 	if kind != KindFact && kind != KindOpinion {
 		return nil, invalidf("kind %q: allowed values are fact, opinion", f.Kind)
 	}
-	importance := f.Importance
-	if importance == 0 {
-		importance = 0.5
+	importance := 0.5
+	if f.Importance != nil {
+		importance = *f.Importance
 	}
 	discovered := f.Discovered
 	if discovered == "" {
 		discovered = today
+	} else if _, err := time.Parse(DateLayout, discovered); err != nil {
+		return nil, invalidf("discovered %q: use a date like %s", discovered, today)
 	}
 	r := &Record{
 		Text: text, Source: source, Discovered: discovered, Created: v.now(),
