@@ -56,6 +56,8 @@ type CLI struct {
 	Bench       BenchCmd       `cmd:"" help:"Benchmarks: --vectors, --longmemeval."`
 	Reference   ReferenceCmd   `cmd:"" help:"The bundled reference facts: update (load or upgrade them)."`
 	Pack        PackCmd        `cmd:"" help:"Signed memory packs: build, export, install, remove, list, trust, key."`
+	Selftest    SelftestCmd    `cmd:"" help:"Check this install end to end: seal, audit, index, offline guard, model, 20 reference questions."`
+	Probe       ProbeCmd       `cmd:"" name:"offline-probe" hidden:"" help:"(internal) Install the offline guard and test it."`
 }
 
 // Globals are the flags every command understands.

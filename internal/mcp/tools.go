@@ -96,7 +96,7 @@ var lockDesc = desc(
 )
 
 var selftestDesc = desc(
-	`Check that recall works on this vault without changing anything: verify the audit chain, then search for a few of the vault's own memories by their text and report whether each came back and how long each search took, in milliseconds. Stores nothing.`,
+	`Check that this install works end to end without changing anything: sealing, the audit chain, the search index against the records, the offline guard, the model pin, recall of a few of the vault's own memories by their text, and twenty fixed questions over the built-in reference facts (hit@3), with each step's latency in milliseconds. Stores nothing.`,
 	`Use it when recall seems wrong or slow, or after an upgrade; for counts and settings use memory_status.`,
 )
 

@@ -116,3 +116,22 @@ func TestKnownFacts(t *testing.T) {
 		}
 	}
 }
+
+func TestQuestionsNameRealFacts(t *testing.T) {
+	facts, err := Facts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	have := map[string]bool{}
+	for _, f := range facts {
+		have[f.Text] = true
+	}
+	if len(Questions) != 20 {
+		t.Errorf("%d self-test questions, want 20", len(Questions))
+	}
+	for _, q := range Questions {
+		if !have[q.Fact] {
+			t.Errorf("question %q expects a fact that is not in the pack: %q", q.Ask, q.Fact)
+		}
+	}
+}
