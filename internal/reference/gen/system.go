@@ -18,8 +18,11 @@ func usbVendors(pkgs map[string]*pkg) ([]fact, error) {
 }
 
 // idVendors reads the vendor lines of a pci.ids-style file: four hex digits
-// at the start of a line, two spaces, the name. Device lines are indented;
-// the class lists at the end start with a letter and a space.
+// at the start of a line, two spaces, the name. Device lines follow,
+// indented by one tab; the class lists at the end start with a letter and
+// a space. Only vendors the file lists at least one device for become
+// facts: the others (thousands of ids registered for products nobody
+// describes) would crowd out the vendors people look up.
 func idVendors(pkgs map[string]*pkg, name, path, bus, topic string) ([]fact, error) {
 	p, err := need(pkgs, name)
 	if err != nil {
@@ -30,21 +33,31 @@ func idVendors(pkgs map[string]*pkg, name, path, bus, topic string) ([]fact, err
 		return nil, err
 	}
 	vendor := regexp.MustCompile(`^([0-9a-f]{4})  (.+)$`)
+	device := regexp.MustCompile(`^\t[0-9a-f]{4}  `)
 	var out []fact
+	pending := ""
 	for _, l := range lines(b, "") {
-		m := vendor.FindStringSubmatch(l)
-		if m == nil {
+		if device.MatchString(l) && pending != "" {
+			out = append(out, fact{Text: pending, Source: p.source(path), Topic: topic})
+			pending = ""
 			continue
 		}
+		m := vendor.FindStringSubmatch(l)
+		if m == nil {
+			if !strings.HasPrefix(l, "\t") && !strings.HasPrefix(l, "#") {
+				pending = "" // the class lists: no vendor continues past here
+			}
+			continue
+		}
+		pending = ""
 		vname := strings.TrimSpace(m[2])
 		if vname == "" || strings.EqualFold(vname, "Illegal Vendor ID") {
 			continue
 		}
-		text := fmt.Sprintf("%s vendor ID %s belongs to %s", bus, m[1], vname)
-		if !strings.HasSuffix(text, ".") {
-			text += "."
+		pending = fmt.Sprintf("%s vendor ID %s belongs to %s", bus, m[1], vname)
+		if !strings.HasSuffix(pending, ".") {
+			pending += "."
 		}
-		out = append(out, fact{Text: text, Source: p.source(path), Topic: topic})
 	}
 	return out, nil
 }
