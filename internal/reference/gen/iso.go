@@ -20,12 +20,8 @@ type isoEntry struct {
 
 // isoFile reads one iso-codes JSON file: {"<standard>": [entries]}.
 func isoFile(pkgs map[string]*pkg, standard string) ([]isoEntry, string, error) {
-	p, err := need(pkgs, "iso-codes")
-	if err != nil {
-		return nil, "", err
-	}
 	path := "/usr/share/iso-codes/json/iso_" + standard + ".json"
-	b, err := p.file(path)
+	p, b, err := pkgFile(pkgs, "iso-codes", path)
 	if err != nil {
 		return nil, "", err
 	}

@@ -42,14 +42,44 @@ func need(pkgs map[string]*pkg, name string) (*pkg, error) {
 	return p, nil
 }
 
+// pkgFile reads path from the unpacked package name.
+func pkgFile(pkgs map[string]*pkg, name, path string) (*pkg, []byte, error) {
+	p, err := need(pkgs, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := p.file(path)
+	return p, b, err
+}
+
+// commented is a line of a netbase file: its fields and its # comment.
+type commented struct {
+	fields  []string
+	comment string
+}
+
+// commentedLines splits a netbase file (services, protocols) into lines
+// of fields with their trailing comment; comment-only lines are skipped.
+func commentedLines(b []byte) []commented {
+	var out []commented
+	for _, l := range lines(b, "") {
+		if strings.HasPrefix(strings.TrimSpace(l), "#") {
+			continue
+		}
+		c := commented{}
+		if i := strings.Index(l, "#"); i >= 0 {
+			l, c.comment = l[:i], strings.TrimSpace(l[i+1:])
+		}
+		c.fields = strings.Fields(l)
+		out = append(out, c)
+	}
+	return out
+}
+
 // services turns /etc/services into one fact per service name and port:
 // "Port 5432/tcp is registered to postgresql (PostgreSQL Database)."
 func services(pkgs map[string]*pkg) ([]fact, error) {
-	p, err := need(pkgs, "netbase")
-	if err != nil {
-		return nil, err
-	}
-	b, err := p.file("etc/services")
+	p, b, err := pkgFile(pkgs, "netbase", "etc/services")
 	if err != nil {
 		return nil, err
 	}
@@ -60,15 +90,8 @@ func services(pkgs map[string]*pkg) ([]fact, error) {
 	}
 	var order []string
 	entries := map[string]*entry{}
-	for _, l := range lines(b, "") {
-		if strings.HasPrefix(strings.TrimSpace(l), "#") {
-			continue
-		}
-		comment := ""
-		if i := strings.Index(l, "#"); i >= 0 {
-			l, comment = l[:i], strings.TrimSpace(l[i+1:])
-		}
-		f := strings.Fields(l)
+	for _, c := range commentedLines(b) {
+		f, comment := c.fields, c.comment
 		if len(f) < 2 {
 			continue
 		}
@@ -110,24 +133,13 @@ func services(pkgs map[string]*pkg) ([]fact, error) {
 // protocols turns /etc/protocols into "IP protocol number 6 is TCP
 // (transmission control protocol)."
 func protocols(pkgs map[string]*pkg) ([]fact, error) {
-	p, err := need(pkgs, "netbase")
-	if err != nil {
-		return nil, err
-	}
-	b, err := p.file("etc/protocols")
+	p, b, err := pkgFile(pkgs, "netbase", "etc/protocols")
 	if err != nil {
 		return nil, err
 	}
 	var out []fact
-	for _, l := range lines(b, "") {
-		if strings.HasPrefix(strings.TrimSpace(l), "#") {
-			continue
-		}
-		comment := ""
-		if i := strings.Index(l, "#"); i >= 0 {
-			l, comment = l[:i], strings.TrimSpace(l[i+1:])
-		}
-		f := strings.Fields(l)
+	for _, c := range commentedLines(b) {
+		f, comment := c.fields, c.comment
 		if len(f) < 2 {
 			continue
 		}
@@ -147,11 +159,7 @@ func protocols(pkgs map[string]*pkg) ([]fact, error) {
 // mimeTypes turns /etc/mime.types into "Files with the extension .pdf have
 // the MIME type application/pdf."
 func mimeTypes(pkgs map[string]*pkg) ([]fact, error) {
-	p, err := need(pkgs, "media-types")
-	if err != nil {
-		return nil, err
-	}
-	b, err := p.file("etc/mime.types")
+	p, b, err := pkgFile(pkgs, "media-types", "etc/mime.types")
 	if err != nil {
 		return nil, err
 	}

@@ -24,11 +24,7 @@ func usbVendors(pkgs map[string]*pkg) ([]fact, error) {
 // facts: the others (thousands of ids registered for products nobody
 // describes) would crowd out the vendors people look up.
 func idVendors(pkgs map[string]*pkg, name, path, bus, topic string) ([]fact, error) {
-	p, err := need(pkgs, name)
-	if err != nil {
-		return nil, err
-	}
-	b, err := p.file(path)
+	p, b, err := pkgFile(pkgs, name, path)
 	if err != nil {
 		return nil, err
 	}
@@ -191,12 +187,8 @@ func signalTable(man *pkg, page string) (map[string]signalInfo, error) {
 
 // syscalls: "On Linux x86-64, the read system call is number 0."
 func syscalls(pkgs map[string]*pkg) ([]fact, error) {
-	p, err := need(pkgs, "linux-libc-dev")
-	if err != nil {
-		return nil, err
-	}
 	const path = "/usr/include/x86_64-linux-gnu/asm/unistd_64.h"
-	b, err := p.file(path)
+	p, b, err := pkgFile(pkgs, "linux-libc-dev", path)
 	if err != nil {
 		return nil, err
 	}
@@ -214,12 +206,8 @@ func syscalls(pkgs map[string]*pkg) ([]fact, error) {
 
 // unicodeBlocks: "The Unicode block Basic Latin spans U+0000 to U+007F."
 func unicodeBlocks(pkgs map[string]*pkg) ([]fact, error) {
-	p, err := need(pkgs, "unicode-data")
-	if err != nil {
-		return nil, err
-	}
 	const path = "/usr/share/unicode/Blocks.txt"
-	b, err := p.file(path)
+	p, b, err := pkgFile(pkgs, "unicode-data", path)
 	if err != nil {
 		return nil, err
 	}

@@ -13,11 +13,7 @@ const tzYear = 2026
 // timeZones turns zone.tab and the compiled zone files into "In 2026 the
 // time zone Asia/Tokyo (Tokyo, Japan) is at UTC+09:00 (JST) all year."
 func timeZones(pkgs map[string]*pkg) ([]fact, error) {
-	p, err := need(pkgs, "tzdata")
-	if err != nil {
-		return nil, err
-	}
-	iso, err := p.file("usr/share/zoneinfo/iso3166.tab")
+	p, iso, err := pkgFile(pkgs, "tzdata", "usr/share/zoneinfo/iso3166.tab")
 	if err != nil {
 		return nil, err
 	}
