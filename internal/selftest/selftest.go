@@ -81,6 +81,8 @@ func Run(v *vault.Vault, opts Options) (Report, error) {
 			st.Live, st.OrganicRecords, st.ReferenceRecords, st.PackRecords, st.Relations)}
 	if opts.OpenMS == 0 {
 		open.MS = msSince(start)
+	} else {
+		open.Detail += " (the time includes unlocking: Argon2id unless a `compartment unlock` session is open)"
 	}
 	add(open)
 
