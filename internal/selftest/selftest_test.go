@@ -171,4 +171,3 @@ func BenchmarkOpenWithReference(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/1000/float64(b.N), "cpu_ms/op")
 }
-
