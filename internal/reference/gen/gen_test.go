@@ -25,6 +25,9 @@ func TestPredicate(t *testing.T) {
 		{"git", "the stupid content tracker", "is the stupid content tracker"},
 		{"ssh-keygen", "OpenSSH authentication key utility", "is the OpenSSH authentication key utility"},
 		{"mkdir", "creates directories", "creates directories"},
+		{"sort", "sort lines of text files", "sorts lines of text files"},
+		{"devlink", "Devlink tool", "is the Devlink tool"},
+		{"tunnel", "create, change, delete tunnels", "creates, changes, deletes tunnels"},
 	} {
 		if got := predicate(c.cmd, c.desc); got != c.want {
 			t.Errorf("predicate(%q) = %q, want %q", c.desc, got, c.want)

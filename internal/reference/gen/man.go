@@ -154,12 +154,19 @@ func nameSection(src string) ([]string, string) {
 			names = append(names, n)
 		}
 	}
+	// Two pages in one NAME section ("ip-fou - ... ip-gue - ..."): keep
+	// the first description.
+	if i := strings.Index(right, " - "); i > 0 {
+		if j := strings.LastIndex(right[:i], " "); j > 0 {
+			right = right[:j]
+		}
+	}
 	return names, strings.TrimSpace(right)
 }
 
 var roffEscapes = strings.NewReplacer(
 	`\-`, "-", `\(em`, "-", `\(en`, "-", `\(aq`, "'", `\(cq`, "'", `\(oq`, "'",
-	`\(lq`, `"`, `\(rq`, `"`, `\*(lq`, `"`, `\*(rq`, `"`, `\&`, "", `\%`, "", `\ `, " ",
+	`\(lq`, `"`, `\(rq`, `"`, `\*(lq`, `"`, `\*(rq`, `"`, `\*(Aq`, "'", `\*(aq`, "'", `\&`, "", `\%`, "", `\ `, " ",
 	`\e`, `\`, `\'`, "'", `\|`, "", `\^`, "", `\:`, "", `\c`, "",
 )
 
@@ -187,8 +194,10 @@ func gunzip(b []byte) (string, error) {
 // a description that does not start with a verb is quoted.
 func predicate(cmdName, desc string) string {
 	words := strings.Fields(desc)
-	if len(words) > 1 && strings.EqualFold(words[0], cmdName) {
-		// "base32 encode/decode data": the name repeated.
+	if len(words) > 1 && strings.EqualFold(words[0], cmdName) && startsWithVerb(words[1]) {
+		// "base32 encode/decode data": the name repeated before the verb
+		// (but "sort lines of text files" starts with a verb that is the
+		// name, and "Devlink tool" has no verb at all).
 		words = words[1:]
 		desc = strings.Join(words, " ")
 	}
@@ -212,7 +221,7 @@ func predicate(cmdName, desc string) string {
 		return ""
 	case conjugated[strings.ToLower(words[0])]:
 		return strings.ToLower(words[0][:1]) + desc[1:]
-	case !isVerb(words[0]):
+	case !isVerb(strings.TrimRight(words[0], ",")):
 		switch strings.ToLower(words[0]) {
 		case "a", "an", "the", "another":
 			return "is " + strings.ToLower(desc[:1]) + desc[1:]
@@ -254,6 +263,16 @@ func laterVerbs(words []string) string {
 }
 
 func isVerb(w string) bool { return verbs[strings.ToLower(w)] }
+
+// startsWithVerb: w is a verb, or verbs joined by "/" ("encode/decode").
+func startsWithVerb(w string) bool {
+	for _, a := range strings.Split(w, "/") {
+		if !isVerb(a) {
+			return false
+		}
+	}
+	return true
+}
 
 // thirdPerson writes a verb in the third person singular, keeping the
 // description's own case for everything but the first letter.

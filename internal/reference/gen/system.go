@@ -46,11 +46,11 @@ func idVendors(pkgs map[string]*pkg, name, path, bus, topic string) ([]fact, err
 			continue
 		}
 		pending = ""
-		vname := strings.TrimSpace(m[2])
+		vname := strings.Join(strings.Fields(m[2]), " ")
 		if vname == "" || strings.EqualFold(vname, "Illegal Vendor ID") {
 			continue
 		}
-		pending = fmt.Sprintf("%s vendor ID %s belongs to %s", bus, m[1], vname)
+		pending = fmt.Sprintf("%s vendor ID %s belongs to %s", bus, m[1], strings.TrimRight(vname, ","))
 		if !strings.HasSuffix(pending, ".") {
 			pending += "."
 		}
