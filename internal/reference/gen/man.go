@@ -20,6 +20,13 @@ var manPackages = []string{
 	"gzip", "diffutils", "less", "rsync", "curl",
 }
 
+// subcommandTools are, per package, the commands whose subcommands have
+// pages of their own named tool-subcommand.
+var subcommandTools = map[string][]string{
+	"git-man":  {"git"},
+	"iproute2": {"ip", "devlink", "rdma", "vdpa", "dcb", "bridge"},
+}
+
 // manPages turns the NAME line of each page into "The ls command lists
 // directory contents."
 func manPages(pkgs map[string]*pkg) ([]fact, error) {
@@ -73,9 +80,12 @@ func manFact(p *pkg, path, page, sec string) (fact, error) {
 		return fact{}, nil
 	}
 	cmd := page
-	if p.name == "git-man" && strings.HasPrefix(page, "git-") {
-		// People say "git rebase", not "git-rebase".
-		cmd = "git " + strings.TrimPrefix(page, "git-")
+	// People say "git rebase" and "ip link", not "git-rebase" and
+	// "ip-link": these pages document a subcommand.
+	for _, tool := range subcommandTools[p.name] {
+		if sub, ok := strings.CutPrefix(page, tool+"-"); ok {
+			cmd = tool + " " + sub
+		}
 	}
 	var others []string
 	for _, n := range names {
