@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"bytes"
 	"crypto/ed25519"
+	"strings"
 	"testing"
 	"time"
 
@@ -62,5 +63,36 @@ func TestPacksAreReadOnlyOverMCP(t *testing.T) {
 	b.ok("memory_search", map[string]any{"query": "VPN gateway of the Berlin office"}, &again)
 	if len(again.Results) == 0 || again.Results[0].ID != id {
 		t.Errorf("the pack memory changed after refused writes: %+v", again.Results)
+	}
+}
+
+// TestReferenceOnlySearchOverMCP: reference_only returns the reference
+// facts and none of the user's own memories.
+func TestReferenceOnlySearchOverMCP(t *testing.T) {
+	f := newFixture(t)
+	v, err := vault.Open(f.vault, vault.Options{Unlock: vaultfmt.Unlock{Passphrase: []byte(testPassphrase)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.LoadReference([]vault.BulkFact{{Text: "Port 22/tcp is registered to the ssh service.", Source: "Debian netbase 6.4, /etc/services"}}, "test"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.Store(vault.StoreRequest{Text: "The ssh key for the NAS is in the blue folder", Source: "chat"}); err != nil {
+		t.Fatal(err)
+	}
+	v.Close()
+	b := startBridge(t)
+	b.connect(f.env(true))
+	defer b.close()
+	var s searchResult
+	b.ok("memory_search", map[string]any{"query": "ssh", "top_k": 5, "reference_only": true}, &s)
+	if len(s.Results) != 1 || !strings.HasPrefix(s.Results[0].Text, "Port 22/tcp") {
+		t.Errorf("reference_only: %+v", s.Results)
+	}
+	b.ok("memory_search", map[string]any{"query": "ssh", "top_k": 5, "include_reference": false}, &s)
+	for _, h := range s.Results {
+		if strings.HasPrefix(h.Text, "Port 22/tcp") {
+			t.Errorf("include_reference=false returned the reference fact")
+		}
 	}
 }
