@@ -38,6 +38,10 @@ const (
 	packMaxModel    = 128
 )
 
+// MaxPackBytes is the largest file a valid pack can be: readers refuse
+// anything longer before reading it.
+const MaxPackBytes = packFixed + packMaxManifest + 64 + 8 + packMaxBody
+
 // Pack errors; callers test them with errors.Is.
 var (
 	// ErrPackUntrusted: no trusted key signed this pack.

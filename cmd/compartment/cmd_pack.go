@@ -137,6 +137,11 @@ type PackInstallCmd struct {
 }
 
 func (c *PackInstallCmd) Run(app *App) error {
+	if fi, err := os.Stat(c.File); err != nil {
+		return err
+	} else if fi.Size() > vaultfmt.MaxPackBytes {
+		return fmt.Errorf("refused %s: %d bytes is more than any pack can be (%d); nothing was installed", c.File, fi.Size(), vaultfmt.MaxPackBytes)
+	}
 	b, err := os.ReadFile(c.File)
 	if err != nil {
 		return err
