@@ -57,3 +57,10 @@ model: setup
 
 clean:
 	rm -rf bin .demo
+
+# Rebuilds the bundled reference facts (internal/reference/facts.jsonl.gz)
+# from the Debian packages pinned in internal/reference/gen/packages.lock,
+# downloaded with apt-get into .cache/facts and checked by SHA-256.
+.PHONY: facts
+facts:
+	$(GO) run ./internal/reference/gen -cache .cache/facts

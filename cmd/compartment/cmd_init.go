@@ -15,6 +15,7 @@ type InitCmd struct {
 	NoIntegrate     bool `help:"Do not offer to connect the agents found here (never asked without a terminal)."`
 	PassphraseStdin bool `help:"Read the passphrase from the first line of stdin."`
 	JSON            bool `help:"Print the result as JSON." name:"json"`
+	NoReference     bool `help:"Start empty: do not load the bundled reference facts."`
 }
 
 func (c *InitCmd) Run(app *App) error {
@@ -42,6 +43,11 @@ func (c *InitCmd) Run(app *App) error {
 	defer v.Close()
 	if app.Keyfile != "" {
 		if err := session.RememberKeyfile(app.Vault, app.Keyfile); err != nil {
+			return err
+		}
+	}
+	if !c.NoReference {
+		if err := seedReference(app, v, c.JSON); err != nil {
 			return err
 		}
 	}

@@ -19,6 +19,7 @@ type SearchCmd struct {
 	DiscoveredSince string   `help:"Learned on or after this date (YYYY-MM-DD)."`
 	DiscoveredUntil string   `help:"Learned on or before this date (YYYY-MM-DD)."`
 	All             bool     `help:"Include the reference facts whatever the setting says."`
+	Reference       bool     `help:"Search the reference facts alone." name:"reference-only"`
 	JSON            bool     `help:"Print the results as JSON." name:"json"`
 	Explain         bool     `help:"Show why each result came back: cosine, matched terms, ranks, priors."`
 }
@@ -32,6 +33,7 @@ func (c *SearchCmd) Run(app *App) error {
 	req := vault.SearchRequest{
 		Query: c.Query, TopK: c.TopK, Namespace: c.Namespace, Tags: c.Tag, Since: c.Since, Until: c.Until,
 		DiscoveredSince: c.DiscoveredSince, DiscoveredUntil: c.DiscoveredUntil, Explain: c.Explain,
+		ReferenceOnly: c.Reference,
 	}
 	if c.All {
 		all := true

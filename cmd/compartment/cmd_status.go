@@ -36,7 +36,7 @@ func (c *StatusCmd) Run(app *App) error {
 	w := app.Stdout
 	fmt.Fprintf(w, "vault          %s (unlocked)\n", st.Path)
 	fmt.Fprintf(w, "format         version %d, id %s, created %s\n", st.FormatVersion, st.VaultID[:12], st.Created.Format("2006-01-02"))
-	fmt.Fprintf(w, "memories       %d live (%d yours, %d reference), %d superseded\n", st.Live, st.OrganicRecords, st.Live-st.OrganicRecords, st.Superseded)
+	fmt.Fprintf(w, "memories       %d live (%d yours, %d reference, %d in packs), %d superseded\n", st.Live, st.OrganicRecords, st.ReferenceRecords, st.PackRecords, st.Superseded)
 	fmt.Fprintf(w, "namespaces     %d\n", st.Namespaces)
 	fmt.Fprintf(w, "relations      %d\n", st.Relations)
 	fmt.Fprintf(w, "audit          %d entries, head %s\n", st.AuditEntries, st.AuditHead)

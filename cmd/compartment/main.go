@@ -62,6 +62,10 @@ type CLI struct {
 	Hook         HookCmd         `cmd:"" help:"Claude Code's capture hook: install, uninstall, status, capture."`
 	ImportClaude ImportClaudeCmd `cmd:"" name:"import-claude" help:"Copy what Claude Code wrote in its memory files into the vault (repeatable)."`
 	Uninstall    UninstallCmd    `cmd:"" help:"Take back everything integrate, hook and the skill wrote (--purge also deletes the vault)."`
+	Reference    ReferenceCmd    `cmd:"" help:"The bundled reference facts: update (load or upgrade them)."`
+	Pack         PackCmd         `cmd:"" help:"Signed memory packs: build, export, install, remove, list, trust, key."`
+	Selftest     SelftestCmd     `cmd:"" help:"Check this install end to end: seal, audit, index, offline guard, model, 20 reference questions."`
+	Probe        ProbeCmd        `cmd:"" name:"offline-probe" hidden:"" help:"(internal) Install the offline guard and test it."`
 }
 
 // Globals are the flags every command understands.

@@ -65,6 +65,9 @@ func (s *Server) statusTool() toolDef {
 				"namespaces":      count(""),
 				"audit_entries":   count(""),
 				"audit_head":      str(""),
+
+				"reference_records": count("live reference facts (the built-in pack in main)"),
+				"pack_records":      count("live memories of installed packs (packs/*)"),
 			}),
 			"settings": outputObject(schema{
 				"max_memory_chars":            count("0 = no limit"),

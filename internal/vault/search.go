@@ -24,7 +24,10 @@ type SearchRequest struct {
 	DiscoveredUntil string   `json:"discovered_until,omitempty"`
 	// IncludeReference overrides the include_reference_in_search setting.
 	IncludeReference *bool `json:"include_reference,omitempty"`
-	Explain          bool  `json:"explain,omitempty"`
+	// ReferenceOnly returns the reference facts alone (whatever the
+	// setting says).
+	ReferenceOnly bool `json:"reference_only,omitempty"`
+	Explain       bool `json:"explain,omitempty"`
 }
 
 // SearchHit is one result: the memory's public fields and its score.
@@ -130,6 +133,7 @@ func (v *Vault) searchFilter(req SearchRequest) func(*Record) bool {
 	if req.IncludeReference != nil {
 		includeRef = *req.IncludeReference
 	}
+	includeRef = includeRef || req.ReferenceOnly
 	includePacks := v.cfg.Settings.IncludePacksInSearch
 	access := map[string]bool{}
 	return func(r *Record) bool {
@@ -150,6 +154,7 @@ func (v *Vault) searchFilter(req SearchRequest) func(*Record) bool {
 			req.Namespace != "" && r.Namespace != req.Namespace,
 			r.Expires != "" && r.Expires < today,
 			r.Reference && !includeRef,
+			req.ReferenceOnly && !r.Reference,
 			isPack(r.Namespace) && !includePacks && req.Namespace != r.Namespace,
 			req.Since != "" && created < req.Since,
 			req.Until != "" && created > req.Until,

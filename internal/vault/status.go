@@ -52,6 +52,11 @@ type Status struct {
 	Signed         bool               `json:"signed"`
 	TornTail       *vaultfmt.TornTail `json:"torn_tail,omitempty"`
 	Caller         string             `json:"caller"`
+
+	// ReferenceRecords and PackRecords count the live reference facts and
+	// the live memories of installed packs (packs/*).
+	ReferenceRecords int `json:"reference_records"`
+	PackRecords      int `json:"pack_records"`
 }
 
 // Status describes the open vault.
@@ -82,7 +87,12 @@ func (v *Vault) Status() (Status, error) {
 			continue
 		}
 		s.Live++
-		if !r.Reference {
+		switch {
+		case r.Reference:
+			s.ReferenceRecords++
+		case isPack(r.Namespace):
+			s.PackRecords++
+		default:
 			s.OrganicRecords++
 		}
 	}

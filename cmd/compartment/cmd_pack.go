@@ -1,0 +1,274 @@
+package main
+
+import (
+	"bufio"
+	"crypto/ed25519"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/compartment/compartment/internal/vault"
+	"github.com/compartment/compartment/vaultfmt"
+)
+
+// PackCmd manages signed memory packs (PACKS.md).
+type PackCmd struct {
+	Build   PackBuildCmd   `cmd:"" help:"Sign a pack from a JSONL file of memories (one {\"text\",\"source\",...} per line)."`
+	Export  PackExportCmd  `cmd:"" help:"Sign a pack from the memories of one of your namespaces."`
+	Install PackInstallCmd `cmd:"" help:"Check a pack's signature against a key you trust and install it under packs/<name>."`
+	Remove  PackRemoveCmd  `cmd:"" help:"Remove an installed pack."`
+	List    PackListCmd    `cmd:"" help:"List installed packs."`
+	Trust   PackTrustCmd   `cmd:"" help:"Add a public key to the trust list beside the vault."`
+	Key     PackKeyCmd     `cmd:"" help:"Print your signing key's public half, for others to trust."`
+}
+
+// packOutput names and writes a signed pack.
+type packOutput struct {
+	Name    string `help:"Pack name (it installs under packs/<name>)." placeholder:"NAME"`
+	Version string `name:"pack-version" help:"Pack version, free form (default: today's date)." placeholder:"VERSION"`
+	Output  string `short:"o" help:"Where to write the pack (default NAME.mpack)." type:"path" placeholder:"FILE"`
+}
+
+func (o packOutput) write(app *App, mems []vault.PackMemory, model string) error {
+	if len(mems) == 0 {
+		return errors.New("there are no memories to put in the pack")
+	}
+	key, err := vault.LoadIdentity(compartmentHome())
+	if err != nil {
+		return err
+	}
+	entries, err := vault.EncodePackEntries(mems)
+	if err != nil {
+		return err
+	}
+	version := o.Version
+	if version == "" {
+		version = time.Now().UTC().Format("2006.01.02")
+	}
+	b, err := vaultfmt.EncodePack(vaultfmt.PackManifest{Name: o.Name, Version: version, Created: time.Now().UTC(), Model: model}, entries, key)
+	if err != nil {
+		return err
+	}
+	out := o.Output
+	if out == "" {
+		out = o.Name + ".mpack"
+	}
+	if err := os.WriteFile(out, b, 0o644); err != nil {
+		return fmt.Errorf("write pack: %w", err)
+	}
+	pub := key.Public().(ed25519.PublicKey)
+	fmt.Fprintf(app.Stdout, "Wrote %s: pack %q version %s, %d memories, signed by %s\n", out, o.Name, version, len(mems), vault.Fingerprint(pub))
+	fmt.Fprintf(app.Stdout, "Recipients install it with: compartment pack install %s --trusted-key %x\n", out, []byte(pub))
+	return nil
+}
+
+// PackBuildCmd signs a pack from a JSONL file.
+type PackBuildCmd struct {
+	File string `arg:"" help:"JSONL file: one memory per line." type:"existingfile"`
+	packOutput
+}
+
+func (c *PackBuildCmd) Run(app *App) error {
+	if c.Name == "" {
+		c.Name = strings.TrimSuffix(path.Base(c.File), path.Ext(c.File))
+	}
+	f, err := os.Open(c.File)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var mems []vault.PackMemory
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 64<<10)
+	for n := 1; sc.Scan(); n++ {
+		if strings.TrimSpace(sc.Text()) == "" {
+			continue
+		}
+		m, err := vault.DecodePackEntry(sc.Bytes())
+		if err != nil {
+			return fmt.Errorf("%s line %d: %w", c.File, n, err)
+		}
+		mems = append(mems, m)
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("read %s: %w", c.File, err)
+	}
+	return c.write(app, mems, "")
+}
+
+// PackExportCmd signs a pack from one of the user's namespaces.
+type PackExportCmd struct {
+	Namespace string `arg:"" help:"The namespace whose live memories go into the pack."`
+	packOutput
+}
+
+func (c *PackExportCmd) Run(app *App) error {
+	if c.Name == "" {
+		c.Name = strings.ToLower(path.Base(c.Namespace))
+	}
+	v, err := app.openVault()
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	mems, err := v.PackMemories(c.Namespace)
+	if err != nil {
+		return err
+	}
+	if len(mems) == 0 {
+		return fmt.Errorf("namespace %q has no memories of yours to export", c.Namespace)
+	}
+	st, err := v.Status()
+	if err != nil {
+		return err
+	}
+	return c.write(app, mems, st.Model.Pinned)
+}
+
+// PackInstallCmd verifies and installs a pack.
+type PackInstallCmd struct {
+	File       string   `arg:"" help:"The .mpack file." type:"existingfile"`
+	TrustedKey []string `help:"A public key (64 hex digits) to trust for this install, besides the trust list." placeholder:"KEY"`
+	JSON       bool     `help:"Print the result as JSON." name:"json"`
+}
+
+func (c *PackInstallCmd) Run(app *App) error {
+	if fi, err := os.Stat(c.File); err != nil {
+		return err
+	} else if fi.Size() > vaultfmt.MaxPackBytes {
+		return fmt.Errorf("refused %s: %d bytes is more than any pack can be (%d); nothing was installed", c.File, fi.Size(), vaultfmt.MaxPackBytes)
+	}
+	b, err := os.ReadFile(c.File)
+	if err != nil {
+		return err
+	}
+	trusted, err := vault.LoadTrustedKeys(vault.TrustedKeysPath(app.Vault))
+	if err != nil {
+		return err
+	}
+	for _, s := range c.TrustedKey {
+		k, err := vault.ParsePublicKey(s)
+		if err != nil {
+			return err
+		}
+		trusted = append(trusted, k)
+	}
+	p, err := vaultfmt.DecodePack(b, trusted)
+	if err != nil {
+		return packRefusal(c.File, b, err)
+	}
+	v, err := app.openVault()
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	res, err := v.InstallPack(p)
+	if err != nil {
+		return err
+	}
+	m := p.Manifest
+	if c.JSON {
+		return printJSON(app.Stdout, map[string]any{"name": m.Name, "namespace": vault.PackNamespace(m.Name), "version": m.Version,
+			"author": vault.Fingerprint(m.Author), "result": res})
+	}
+	fmt.Fprintf(app.Stdout, "Installed pack %q version %s (signed by %s) under %s: %d added, %d removed, %d unchanged\n",
+		m.Name, m.Version, vault.Fingerprint(m.Author), vault.PackNamespace(m.Name), res.Added, res.Removed, res.Kept)
+	return nil
+}
+
+// packRefusal turns a refused pack into one sentence the user can act on.
+func packRefusal(file string, b []byte, err error) error {
+	switch {
+	case errors.Is(err, vaultfmt.ErrPackUntrusted):
+		m, _ := vaultfmt.ReadPackManifest(b)
+		return fmt.Errorf("refused %s: it is signed by key %x, which you do not trust; if you know it is the author's, run `compartment pack trust %x` or pass --trusted-key (nothing was installed)",
+			file, []byte(m.Author), []byte(m.Author))
+	case errors.Is(err, vaultfmt.ErrPackCorrupt):
+		return fmt.Errorf("refused %s: the file is damaged, truncated or was changed after it was signed (nothing was installed): %w", file, err)
+	}
+	return fmt.Errorf("refused %s: %w (nothing was installed)", file, err)
+}
+
+// PackRemoveCmd removes an installed pack.
+type PackRemoveCmd struct {
+	Name string `arg:"" help:"The pack's name (as pack list shows it)."`
+}
+
+func (c *PackRemoveCmd) Run(app *App) error {
+	v, err := app.openVault()
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	res, err := v.RemovePack(c.Name)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(app.Stdout, "Removed pack %q: %d memories\n", c.Name, res.Removed)
+	return nil
+}
+
+// PackListCmd lists installed packs.
+type PackListCmd struct {
+	JSON bool `help:"Print the packs as JSON." name:"json"`
+}
+
+func (c *PackListCmd) Run(app *App) error {
+	v, err := app.openVault()
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	packs, err := v.Packs()
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		return printJSON(app.Stdout, map[string]any{"packs": packs, "include_packs_in_search": v.Config().Settings.IncludePacksInSearch})
+	}
+	if len(packs) == 0 {
+		fmt.Fprintln(app.Stdout, "no packs installed")
+		return nil
+	}
+	for _, p := range packs {
+		fmt.Fprintf(app.Stdout, "%-20s %-12s %6d memories  signed by %s\n", p.Name, p.Version, p.Memories, p.Author)
+	}
+	return nil
+}
+
+// PackTrustCmd adds a key to the trust list.
+type PackTrustCmd struct {
+	Key  string `arg:"" help:"The author's public key, 64 hex digits."`
+	Name string `arg:"" optional:"" help:"Who it belongs to (a note for you)."`
+}
+
+func (c *PackTrustCmd) Run(app *App) error {
+	k, err := vault.ParsePublicKey(c.Key)
+	if err != nil {
+		return err
+	}
+	path := vault.TrustedKeysPath(app.Vault)
+	if err := vault.AddTrustedKey(path, k, c.Name); err != nil {
+		return err
+	}
+	fmt.Fprintf(app.Stdout, "Trusting packs signed by %s (%s), listed in %s\n", vault.Fingerprint(k), hex.EncodeToString(k), path)
+	return nil
+}
+
+// PackKeyCmd prints the user's public signing key.
+type PackKeyCmd struct{}
+
+func (c *PackKeyCmd) Run(app *App) error {
+	key, err := vault.LoadIdentity(compartmentHome())
+	if err != nil {
+		return err
+	}
+	pub := key.Public().(ed25519.PublicKey)
+	fmt.Fprintf(app.Stdout, "%x\n", []byte(pub))
+	fmt.Fprintf(app.Stderr, "fingerprint %s; the private half is %s\n", vault.Fingerprint(pub), compartmentHome()+"/identity.ed25519")
+	return nil
+}

@@ -1,0 +1,30 @@
+package offline
+
+import (
+	"os"
+	"os/exec"
+	"testing"
+)
+
+// TestProbeInAChild runs RunProbe in a child copy of this test binary (the
+// guard cannot be undone), and checks that Probe reads a failure as one.
+func TestProbeInAChild(t *testing.T) {
+	if os.Getenv("OFFLINE_PROBE_CHILD") == "1" {
+		if err := RunProbe(); err != nil {
+			os.Stdout.WriteString(err.Error())
+			os.Exit(1)
+		}
+		os.Stdout.WriteString("offline guard holds")
+		os.Exit(0)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestProbeInAChild$")
+	cmd.Env = append(os.Environ(), "OFFLINE_PROBE_CHILD=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil || string(out) != "offline guard holds" {
+		t.Fatalf("probe child: %v %q", err, out)
+	}
+	// A "probe" that is not one (true prints nothing) is not taken for a pass.
+	if err := Probe("/bin/true"); err == nil {
+		t.Error("Probe accepted a child that printed nothing")
+	}
+}
