@@ -50,6 +50,7 @@ lint:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet $(PKGS)
+	@scripts/lint.sh
 
 # Rebuilds the bundled static embedding model from scratch (see embed/MODEL.md).
 model: setup
