@@ -36,6 +36,7 @@ install: build
 test: setup lint build
 	GOPROXY=off scripts/offline.sh $(GO) test -timeout $(TEST_TIMEOUT) $(PKGS)
 	GOPROXY=off scripts/offline.sh scripts/fuzz.sh $(FUZZ_SHORT)
+	GOPROXY=off scripts/offline.sh scripts/cross.sh
 
 run: setup build
 	@scripts/demo.sh
