@@ -12,7 +12,7 @@ FUZZ_LONG  ?= 120
 
 PREFIX  ?= $(HOME)/.local
 
-.PHONY: all setup build install test run bench fuzz lint model clean
+.PHONY: all setup build install test run bench fuzz lint model clean release
 
 all: build
 
@@ -57,5 +57,10 @@ lint:
 model: setup
 	@scripts/model.sh
 
+# Five signed archives, SHA256SUMS and its signature in dist/<version>/
+# (RELEASING.md).
+release:
+	@scripts/release.sh
+
 clean:
-	rm -rf bin .demo
+	rm -rf bin .demo dist
