@@ -51,7 +51,7 @@ for t in $targets; do
 	"$tool" sign-binary -key "$key" -version "$version" -target "$t" "$dir/$exe"
 	[ "$exe" = compartment ] || mv "$dir/$exe.sig" "$dir/compartment.sig"
 	cp README.md "$dir/README.md"
-	scripts/install-text.sh "$os" > "$dir/INSTALL.txt"
+	"$tool" install-text "$os" > "$dir/INSTALL.txt"
 	touch -d "@$epoch" "$dir"/* "$dir"
 	tar --sort=name --mtime="@$epoch" --owner=0 --group=0 --numeric-owner \
 		-C "$stage/$name" -cf - compartment | gzip -n -9 > "$out/$name.tar.gz"

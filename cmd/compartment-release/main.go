@@ -9,6 +9,7 @@
 //	compartment-release sign-binary -key KEYFILE -version V -target OS/ARCH BINARY
 //	compartment-release sign-sums -key KEYFILE SHA256SUMS
 //	compartment-release verify-sums -pub PUBFILE SHA256SUMS
+//	compartment-release install-text GOOS
 package main
 
 import (
@@ -31,7 +32,7 @@ func main() {
 
 func run(args []string) error {
 	if len(args) == 0 {
-		return errors.New("usage: compartment-release keygen|pubkey|sign-binary|sign-sums|verify-sums [flags] FILE")
+		return errors.New("usage: compartment-release keygen|pubkey|sign-binary|sign-sums|verify-sums|install-text [flags] FILE")
 	}
 	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
 	key := fs.String("key", "", "private key file")
@@ -85,6 +86,8 @@ func run(args []string) error {
 			return err
 		}
 		return os.WriteFile(file+".sig", release.SignSums(priv, sums), 0o644)
+	case "install-text":
+		fmt.Print(release.InstallText(file, false))
 	case "verify-sums":
 		pub, err := release.LoadPublicKey(*pubFile)
 		if err != nil {

@@ -54,11 +54,12 @@ type CLI struct {
 	Setup       SetupCmd       `cmd:"" help:"One-time installation steps (download-model)."`
 	Reindex     ReindexCmd     `cmd:"" help:"Embed records with the current model, or switch model (--model)."`
 	Bench       BenchCmd       `cmd:"" help:"Benchmarks: --vectors, --longmemeval."`
+	Update      UpdateCmd      `cmd:"" help:"Replace this program with a signed release you brought here (--from); never downloads."`
 }
 
 // Globals are the flags every command understands.
 type Globals struct {
-	Vault         string `help:"Vault file." env:"COMPARTMENT_VAULT" default:"~/.compartment/memory.vault" type:"path" placeholder:"PATH"`
+	Vault         string `help:"Vault file." env:"COMPARTMENT_VAULT" default:"~/.compartment/memory.vault" placeholder:"PATH"`
 	Caller        string `help:"Who is calling (selects the default namespace and the grants)." default:"user" placeholder:"NAME"`
 	Keyfile       string `help:"Keyfile for a vault with two-factor unlock." type:"path" placeholder:"PATH"`
 	AssertOffline bool   `help:"Refuse, in the kernel, any attempt of this process to open a network socket." env:"COMPARTMENT_ASSERT_OFFLINE"`
@@ -152,13 +153,18 @@ func parseAndRun(parser *kong.Kong, cli *CLI, args []string, stdin io.Reader, st
 	return 0, true
 }
 
-// expandHome turns a leading ~/ into the user's home directory (kong's path
-// type does this for flags, not for env values).
+// expandHome turns a leading ~/ into the user's home directory, $HOME (not
+// the password database, which kong's path type reads: an installer or a
+// container that sets HOME must get its vault there), and makes the path
+// absolute.
 func expandHome(p string) string {
 	if len(p) >= 2 && p[:2] == "~/" {
 		if home, err := os.UserHomeDir(); err == nil {
-			return filepath.Join(home, p[2:])
+			p = filepath.Join(home, p[2:])
 		}
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
 	}
 	return p
 }
