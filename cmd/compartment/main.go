@@ -51,7 +51,7 @@ type CLI struct {
 
 	Embed       EmbedCmd       `cmd:"" help:"Embed a text with the local model (checks your setup)."`
 	EmbedDaemon EmbedDaemonCmd `cmd:"" name:"embed-daemon" help:"The shared embedding daemon: run, status, stop."`
-	Setup       SetupCmd       `cmd:"" help:"One-time installation steps (download-model)."`
+	Setup       SetupCmd       `cmd:"" help:"One-time installation steps (download-model, download-longmemeval, airgap-bundle)."`
 	Reindex     ReindexCmd     `cmd:"" help:"Embed records with the current model, or switch model (--model)."`
 	Bench       BenchCmd       `cmd:"" help:"Benchmarks: --vectors, --longmemeval."`
 	Update      UpdateCmd      `cmd:"" help:"Replace this program with a signed release you brought here (--from); never downloads."`
