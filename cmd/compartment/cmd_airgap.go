@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/compartment/compartment/embed"
@@ -29,7 +30,7 @@ var releaseTargets = []string{"linux/amd64", "linux/arm64", "darwin/arm64", "dar
 func (c *SetupAirgapBundleCmd) Run(app *App) error {
 	goos, goarch := orDefault(c.OS, runtime.GOOS), orDefault(c.Arch, runtime.GOARCH)
 	target := goos + "/" + goarch
-	if !contains(releaseTargets, target) {
+	if !slices.Contains(releaseTargets, target) {
 		return fmt.Errorf("airgap-bundle: %s is not a release target (%s)", target, strings.Join(releaseTargets, ", "))
 	}
 	tmp, err := os.MkdirTemp(filepath.Dir(c.Out), ".airgap-")
@@ -200,15 +201,6 @@ func orDefault(v, def string) string {
 		return def
 	}
 	return v
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // goosArch is this program's GOOS/GOARCH.

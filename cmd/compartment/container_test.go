@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -59,7 +60,7 @@ func TestContainerImage(t *testing.T) {
 		strings.Join(c.Entrypoint, " ") != "/compartment" || strings.Join(c.Cmd, " ") != "serve" {
 		t.Fatalf("image config: %+v", c)
 	}
-	if !contains(c.Env, "COMPARTMENT_VAULT=/data/memory.vault") {
+	if !slices.Contains(c.Env, "COMPARTMENT_VAULT=/data/memory.vault") {
 		t.Fatalf("the vault is not on /data: %v", c.Env)
 	}
 

@@ -89,33 +89,37 @@ func TestSignatureTamper(t *testing.T) {
 	sums := []byte("0000000000000000000000000000000000000000000000000000000000000000  x.tar.gz\n")
 	ssig := SignSums(priv, sums)
 	keys := []ed25519.PublicKey{pub}
-	for i := range len(sig) * 8 {
-		b := bytes.Clone(sig)
-		b[i/8] ^= 1 << (i % 8)
-		if _, err := VerifyBinary(bin, b, keys); err == nil {
-			t.Fatalf("binary signature with bit %d flipped verified", i)
-		}
-	}
-	for i := range len(ssig) * 8 {
-		b := bytes.Clone(ssig)
-		b[i/8] ^= 1 << (i % 8)
-		if _, err := VerifySums(sums, b, keys); err == nil {
-			t.Fatalf("sums signature with bit %d flipped verified", i)
-		}
-	}
-	for i := range len(sums) * 8 {
-		b := bytes.Clone(sums)
-		b[i/8] ^= 1 << (i % 8)
-		if _, err := VerifySums(b, ssig, keys); !errors.Is(err, ErrBadSignature) {
-			t.Fatalf("SHA256SUMS with bit %d flipped: %v", i, err)
-		}
-	}
+	eachBitFlipped(t, "binary signature", sig, func(b []byte) bool {
+		_, err := VerifyBinary(bin, b, keys)
+		return err != nil
+	})
+	eachBitFlipped(t, "sums signature", ssig, func(b []byte) bool {
+		_, err := VerifySums(sums, b, keys)
+		return err != nil
+	})
+	eachBitFlipped(t, "SHA256SUMS", sums, func(b []byte) bool {
+		_, err := VerifySums(b, ssig, keys)
+		return errors.Is(err, ErrBadSignature)
+	})
 	// The two kinds cannot stand in for each other.
 	if _, err := VerifySums(sums, sig, keys); !errors.Is(err, ErrBadSignature) {
 		t.Fatalf("binary signature accepted for sums: %v", err)
 	}
 	if _, err := VerifyBinary(bin, ssig, keys); !errors.Is(err, ErrBadSignature) {
 		t.Fatalf("sums signature accepted for a binary: %v", err)
+	}
+}
+
+// eachBitFlipped calls refused with a copy of data for every bit flipped
+// in turn and fails the test when one is not refused.
+func eachBitFlipped(t *testing.T, what string, data []byte, refused func([]byte) bool) {
+	t.Helper()
+	for i := range len(data) * 8 {
+		b := bytes.Clone(data)
+		b[i/8] ^= 1 << (i % 8)
+		if !refused(b) {
+			t.Fatalf("%s with bit %d flipped was accepted", what, i)
+		}
 	}
 }
 
