@@ -58,6 +58,10 @@ Then:
 	switch goos {
 	case "linux":
 		b.WriteString("    compartment unlock          # unlocked for every process until reboot, lock or auto-lock\n")
+	case "darwin":
+		b.WriteString(`    compartment unlock --keychain   # opt-in: the key in your login keychain until 'compartment lock'
+(Unlocking until reboot needs Linux; or give agents COMPARTMENT_PASSPHRASE.)
+`)
 	default:
 		b.WriteString(`Unlocking until reboot needs Linux; here give agents the passphrase in
 COMPARTMENT_PASSPHRASE, or type it when asked.

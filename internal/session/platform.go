@@ -11,7 +11,7 @@ func noBootSessions(goos string) error {
 	case "linux":
 		return nil
 	case "darwin":
-		return noSessionsError("session: macOS has no RAM-only directory for the per-boot secret, so `compartment unlock` cannot last until reboot here" + instead)
+		return noSessionsError("session: macOS has no RAM-only directory for the per-boot secret, so `compartment unlock` cannot last until reboot here; `compartment unlock --keychain` keeps the key in your login keychain until `compartment lock` (reboots included)" + instead)
 	case "windows":
 		return noSessionsError("session: Windows has no per-boot id and RAM-only directory compartment can use, so `compartment unlock` cannot last until reboot here" + instead)
 	default:
