@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/compartment/compartment/internal/release"
 )
 
 // TestAirgapBundleInstallsOffline builds a bundle with a model in it, then
@@ -125,5 +127,47 @@ func TestAirgapBundleRefusesForeignTargetWithoutRelease(t *testing.T) {
 		filepath.Join(t.TempDir(), "b.tar.gz")).CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "--release DIR") {
 		t.Fatalf("want a refusal naming --release, got %v\n%s", err, out)
+	}
+}
+
+// TestAirgapBundleFromRelease takes the binary from a release directory:
+// accepted when SHA256SUMS is signed by a trusted key and the archive
+// matches it, refused when the archive or the list was changed.
+func TestAirgapBundleFromRelease(t *testing.T) {
+	bin, priv := releaseBinary(t)
+	rel := t.TempDir()
+	target := strings.ReplaceAll(goosArch(), "/", "_")
+	archive := filepath.Join(rel, "compartment_"+testReleaseVersion+"_"+target+".tar.gz")
+	tarCmd := exec.Command("tar", "-czf", archive, "--transform", "s|^bin|compartment|", "-C", filepath.Dir(filepath.Dir(bin)), "bin/compartment", "bin/compartment.sig")
+	if out, err := tarCmd.CombinedOutput(); err != nil {
+		t.Fatalf("tar: %v\n%s", err, out)
+	}
+	sum, _, err := release.FileSHA256(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sums := release.FormatSums(map[string]string{filepath.Base(archive): sum})
+	os.WriteFile(filepath.Join(rel, "SHA256SUMS"), sums, 0o644)
+	os.WriteFile(filepath.Join(rel, "SHA256SUMS.sig"), release.SignSums(priv, sums), 0o644)
+
+	bundle := func() (string, error) {
+		out, err := exec.Command(bin, "setup", "airgap-bundle", "--release", rel, filepath.Join(t.TempDir(), "b.tar.gz")).CombinedOutput()
+		return string(out), err
+	}
+	if out, err := bundle(); err != nil || !strings.Contains(out, "binary from "+filepath.Base(archive)) {
+		t.Fatalf("bundle from a release: %v\n%s", err, out)
+	}
+	// A changed list no longer matches its signature.
+	os.WriteFile(filepath.Join(rel, "SHA256SUMS"), append(sums, sums...), 0o644)
+	if out, err := bundle(); err == nil || !strings.Contains(out, "signature does not verify") {
+		t.Fatalf("changed SHA256SUMS: %v\n%s", err, out)
+	}
+	os.WriteFile(filepath.Join(rel, "SHA256SUMS"), sums, 0o644)
+	// A changed archive no longer matches the list.
+	f, _ := os.OpenFile(archive, os.O_WRONLY|os.O_APPEND, 0)
+	f.Write([]byte("x"))
+	f.Close()
+	if out, err := bundle(); err == nil || !strings.Contains(out, "SHA256SUMS says") {
+		t.Fatalf("changed archive: %v\n%s", err, out)
 	}
 }
