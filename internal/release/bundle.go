@@ -219,8 +219,11 @@ func ExtractBinary(archive, dir string) (string, []byte, error) {
 		if errors.Is(err, io.EOF) {
 			break
 		}
-		if err != nil || i > maxMembers {
-			return "", nil, fmt.Errorf("release: read %s: %v", archive, err)
+		if err != nil {
+			return "", nil, fmt.Errorf("release: read %s: %w", archive, err)
+		}
+		if i > maxMembers {
+			return "", nil, fmt.Errorf("release: %s has more than %d entries; refusing it", archive, maxMembers)
 		}
 		if hdr.Typeflag != tar.TypeReg {
 			continue
