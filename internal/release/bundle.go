@@ -10,7 +10,7 @@ package release
 //	compartment-bundle/INSTALL.txt
 //	compartment-bundle/SHA256SUMS              every other file, relative to the top
 //
-// FORMAT.md section 8 has the signature and checksum formats.
+// FORMAT.md section 9 has the signature and checksum formats.
 
 import (
 	"archive/tar"
