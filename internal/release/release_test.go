@@ -41,9 +41,9 @@ func sampleSig() BinarySig {
 	return BinarySig{Version: "v1.2.3", Target: "linux/arm64", VaultFormat: 1}
 }
 
-// TestBinarySignature: a signature verifies for the file it was made for,
-// by a trusted key, and says what was signed.
-func TestBinarySignature(t *testing.T) {
+// signedBinary writes a small file and signs it with a new key.
+func signedBinary(t *testing.T) (ed25519.PrivateKey, ed25519.PublicKey, string, []byte) {
+	t.Helper()
 	dir := t.TempDir()
 	priv, pub := testKey(t, dir)
 	bin := filepath.Join(dir, "compartment")
@@ -52,6 +52,13 @@ func TestBinarySignature(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return priv, pub, bin, sig
+}
+
+// TestBinarySignature: a signature verifies for the file it was made for,
+// by a trusted key, and says what was signed.
+func TestBinarySignature(t *testing.T) {
+	_, pub, bin, sig := signedBinary(t)
 	got, err := VerifyBinary(bin, sig, []ed25519.PublicKey{pub})
 	if err != nil {
 		t.Fatal(err)
@@ -78,14 +85,7 @@ func TestBinarySignature(t *testing.T) {
 // TestSignatureTamper flips every bit of a signature file in turn: each
 // change must be refused, never accepted as some other valid statement.
 func TestSignatureTamper(t *testing.T) {
-	dir := t.TempDir()
-	priv, pub := testKey(t, dir)
-	bin := filepath.Join(dir, "compartment")
-	writeFile(t, bin, []byte("a binary"))
-	sig, err := SignBinary(priv, bin, sampleSig())
-	if err != nil {
-		t.Fatal(err)
-	}
+	priv, pub, bin, sig := signedBinary(t)
 	sums := []byte("0000000000000000000000000000000000000000000000000000000000000000  x.tar.gz\n")
 	ssig := SignSums(priv, sums)
 	keys := []ed25519.PublicKey{pub}
