@@ -12,7 +12,7 @@ FUZZ_LONG  ?= 120
 
 PREFIX  ?= $(HOME)/.local
 
-.PHONY: all setup build install test run bench fuzz lint model clean
+.PHONY: all setup build install test run bench fuzz lint model clean release
 
 all: build
 
@@ -36,6 +36,7 @@ install: build
 test: setup lint build
 	GOPROXY=off scripts/offline.sh $(GO) test -timeout $(TEST_TIMEOUT) $(PKGS)
 	GOPROXY=off scripts/offline.sh scripts/fuzz.sh $(FUZZ_SHORT)
+	GOPROXY=off scripts/offline.sh scripts/cross.sh
 
 run: setup build
 	@scripts/demo.sh
@@ -50,13 +51,19 @@ lint:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet $(PKGS)
+	@scripts/lint.sh
 
 # Rebuilds the bundled static embedding model from scratch (see embed/MODEL.md).
 model: setup
 	@scripts/model.sh
 
+# Five signed archives, SHA256SUMS and its signature in dist/<version>/
+# (RELEASING.md).
+release:
+	@scripts/release.sh
+
 clean:
-	rm -rf bin .demo
+	rm -rf bin .demo dist
 
 # Rebuilds the bundled reference facts (internal/reference/facts.jsonl.gz)
 # from the Debian packages pinned in internal/reference/gen/packages.lock,

@@ -156,20 +156,6 @@ func (s *store) score(q *query, r int) float32 {
 	return float32(simd.DotI8(q.i8, s.i8[r*s.dim:(r+1)*s.dim])) * q.scale * s.scales[r]
 }
 
-// vector returns row r as float32 (dequantised for int8 storage).
-func (s *store) vector(r int) []float32 {
-	v := make([]float32, s.dim)
-	if s.storage == F32 {
-		copy(v, s.f32[r*s.dim:(r+1)*s.dim])
-		return v
-	}
-	sc := s.scales[r]
-	for i, x := range s.i8[r*s.dim : (r+1)*s.dim] {
-		v[i] = float32(x) * sc
-	}
-	return v
-}
-
 // checkVector rejects vectors of the wrong length or with NaN or ±Inf,
 // which would poison every score they take part in.
 func checkVector(dim int, v []float32) error {

@@ -106,11 +106,10 @@ func resolveLMEPath(opts LMEOptions) (string, error) {
 	}
 	dir := opts.DataDir
 	if dir == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("bench: longmemeval: %w", err)
+		var err error
+		if dir, err = DefaultLMEDir(); err != nil {
+			return "", err
 		}
-		dir = filepath.Join(home, ".compartment", "benchmarks", "longmemeval")
 	}
 	for _, name := range []string{opts.Path + ".json", opts.Path + ".json.gz", "longmemeval_" + opts.Path + ".json"} {
 		p := filepath.Join(dir, name)

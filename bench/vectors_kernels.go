@@ -7,8 +7,12 @@ import (
 	"github.com/compartment/compartment/simd"
 )
 
+// The sinks are only written: the writes keep the timed calls from being
+// optimised away.
 var (
+	//lint:ignore U1000 write-only on purpose (a benchmark sink)
 	sinkF32 float32
+	//lint:ignore U1000 write-only on purpose (a benchmark sink)
 	sinkI32 int32
 )
 

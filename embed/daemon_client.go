@@ -43,7 +43,7 @@ func Open(opts LoadOptions) (Encoder, error) {
 	if err != nil {
 		return nil, err
 	}
-	if os.Getenv(EnvEmbedDaemon) == "0" || ref.Kind == refStatic {
+	if !daemonSupported || os.Getenv(EnvEmbedDaemon) == "0" || ref.Kind == refStatic {
 		return openRef(ref, m, opts.RuntimeLib)
 	}
 	c := &daemonClient{socket: DaemonSocketPath(), ref: ref, manifest: m, runtimeLib: opts.RuntimeLib}
@@ -402,7 +402,7 @@ func (c *daemonClient) spawn() (<-chan error, error) {
 	// The same heap settings as tuneCHeap, but from the first malloc on.
 	cmd.Env = append(daemonEnviron(os.Environ()),
 		"GLIBC_TUNABLES=glibc.malloc.arena_max=1:glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=1048576")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	detach(cmd)
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("embed: start daemon: %w", err)
 	}

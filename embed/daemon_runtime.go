@@ -8,10 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // Environment variables that steer the daemon.
@@ -72,11 +69,11 @@ func ensurePrivateDir(dir string) error {
 	if err != nil {
 		return fmt.Errorf("embed: runtime dir: %w", err)
 	}
-	sys, ok := st.Sys().(*syscall.Stat_t)
+	uid, ok := fileOwner(st)
 	switch {
 	case !st.IsDir():
 		return fmt.Errorf("embed: runtime dir %s is not a directory", dir)
-	case !ok || int(sys.Uid) != os.Getuid():
+	case !ok || uid != os.Getuid():
 		return fmt.Errorf("embed: runtime dir %s belongs to another user; refusing to use it", dir)
 	case st.Mode().Perm()&0o077 != 0:
 		if err := os.Chmod(dir, 0o700); err != nil {
@@ -109,9 +106,9 @@ func lockDaemon(socket string) (*os.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("embed: daemon lock: %w", err)
 	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+	if held, err := tryLockExclusive(f); err != nil || held {
 		f.Close()
-		if errors.Is(err, unix.EWOULDBLOCK) {
+		if held {
 			return nil, ErrDaemonRunning
 		}
 		return nil, fmt.Errorf("embed: daemon lock: %w", err)
@@ -125,9 +122,9 @@ func lockDaemon(socket string) (*os.File, error) {
 // ErrDaemonRunning means another daemon already holds the socket.
 var ErrDaemonRunning = errors.New("embed: an embedding daemon is already running on this socket")
 
-// sameUser checks, through SO_PEERCRED, that the process on the other end
-// of c runs as this user: the daemon serves nobody else, and a client
-// sends its text to nobody else.
+// sameUser checks, through the kernel's peer credentials (peerUID), that
+// the process on the other end of c runs as this user: the daemon serves
+// nobody else, and a client sends its text to nobody else.
 func sameUser(c net.Conn) error {
 	uc, ok := c.(*net.UnixConn)
 	if !ok {
@@ -137,18 +134,16 @@ func sameUser(c net.Conn) error {
 	if err != nil {
 		return fmt.Errorf("embed: peer credentials: %w", err)
 	}
-	var cred *unix.Ucred
+	var uid int
 	var credErr error
-	if err := raw.Control(func(fd uintptr) {
-		cred, credErr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
-	}); err != nil {
+	if err := raw.Control(func(fd uintptr) { uid, credErr = peerUID(fd) }); err != nil {
 		return fmt.Errorf("embed: peer credentials: %w", err)
 	}
 	if credErr != nil {
 		return fmt.Errorf("embed: peer credentials: %w", credErr)
 	}
-	if int(cred.Uid) != os.Getuid() {
-		return fmt.Errorf("embed: peer runs as uid %d, not %d; refusing it", cred.Uid, os.Getuid())
+	if uid != os.Getuid() {
+		return fmt.Errorf("embed: peer runs as uid %d, not %d; refusing it", uid, os.Getuid())
 	}
 	return nil
 }
@@ -167,3 +162,9 @@ func residentMB() float64 {
 	}
 	return 0
 }
+
+// ErrDaemonUnsupported means this system cannot check who is on the other
+// end of the daemon's socket, so there is no shared daemon: each process
+// loads the model itself (what COMPARTMENT_EMBED_DAEMON=0 asks for
+// everywhere).
+var ErrDaemonUnsupported = errors.New("embed: the shared embedding daemon is not available on this system (no peer credentials on its socket); each process loads the model itself, as with COMPARTMENT_EMBED_DAEMON=0")

@@ -71,6 +71,9 @@ const trimAfter = 3 * time.Second
 // daemon already serves the socket. A leftover socket from a daemon that
 // died is replaced.
 func RunDaemon(ctx context.Context, opts DaemonOptions) error {
+	if !daemonSupported {
+		return ErrDaemonUnsupported
+	}
 	socket := opts.Socket
 	if socket == "" {
 		socket = DaemonSocketPath()

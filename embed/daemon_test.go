@@ -1,3 +1,5 @@
+//go:build unix
+
 package embed
 
 import (
@@ -99,9 +101,7 @@ func helperClient(args []string) int {
 		rep.DaemonPID = DaemonPID(enc)
 		enc.Close()
 	}
-	ortEnv.Lock()
-	rep.ORTLoaded = ortEnv.path != ""
-	ortEnv.Unlock()
+	rep.ORTLoaded = ortLoaded()
 	rep.RSSMB = residentMB()
 	json.NewEncoder(os.Stdout).Encode(rep)
 	return 0

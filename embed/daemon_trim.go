@@ -1,14 +1,6 @@
 package embed
 
-import (
-	"bufio"
-	"os"
-	"runtime/debug"
-	"strconv"
-	"strings"
-
-	"golang.org/x/sys/unix"
-)
+import "runtime/debug"
 
 // trimResident gives back memory the daemon holds but does not need: the
 // Go heap's garbage and the C heap's free pages (buffers of the last big
@@ -24,31 +16,5 @@ func trimResident(pageOutCode bool) {
 	trimCHeap()
 	if pageOutCode {
 		pageOutReadOnly()
-	}
-}
-
-// pageOutReadOnly advises the kernel to reclaim this process's private
-// read-only file mappings.
-func pageOutReadOnly() {
-	f, err := os.Open("/proc/self/maps")
-	if err != nil {
-		return
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		// start-end perms offset dev inode path
-		fields := strings.Fields(sc.Text())
-		if len(fields) < 6 || !strings.HasPrefix(fields[5], "/") || fields[1][1] == 'w' || fields[1][3] != 'p' {
-			continue
-		}
-		span := strings.SplitN(fields[0], "-", 2)
-		start, err1 := strconv.ParseUint(span[0], 16, 64)
-		end, err2 := strconv.ParseUint(span[1], 16, 64)
-		if err1 != nil || err2 != nil || end <= start {
-			continue
-		}
-		// Advice only: failure (an old kernel) leaves things as they were.
-		unix.Syscall(unix.SYS_MADVISE, uintptr(start), uintptr(end-start), unix.MADV_PAGEOUT)
 	}
 }

@@ -292,3 +292,8 @@ func (p *progressMeter) Write(b []byte) (int, error) {
 	}
 	return len(b), nil
 }
+
+// FetchFile downloads (or, with opts.From, copies) one pinned file to dst,
+// which must not exist, refusing it unless its size and SHA-256 match: the
+// checks of a model install, for other pinned files (benchmark data).
+func FetchFile(f ManifestItem, dst string, opts InstallOptions) error { return opts.fetch(f, dst) }

@@ -58,3 +58,10 @@ func tuneCHeap() {
 	C.mallopt(C.M_MMAP_THRESHOLD, 32<<20)
 	C.mallopt(C.M_TRIM_THRESHOLD, 1<<20)
 }
+
+// ortLoaded reports whether this process has loaded ONNX Runtime.
+func ortLoaded() bool {
+	ortEnv.Lock()
+	defer ortEnv.Unlock()
+	return ortEnv.path != ""
+}

@@ -14,3 +14,6 @@ func trimCHeap() {}
 
 // tuneCHeap has no C heap to tune without cgo.
 func tuneCHeap() {}
+
+// ortLoaded is false: without cgo ONNX Runtime is never loaded.
+func ortLoaded() bool { return false }

@@ -63,3 +63,11 @@ func findORTLib(setting string) (string, error) {
 		"checkout, or set %s to the path of an ONNX Runtime %s libonnxruntime.so",
 		ErrNoRuntime, ortLibName, strings.Join(candidates, ", "), EnvORTLib, ORTVersion)
 }
+
+// FindRuntimeLibrary is the ONNX Runtime library this process would load
+// ($COMPARTMENT_ORT_LIB, ~/.compartment/lib, beside the executable), for
+// packing it into an airgap bundle.
+func FindRuntimeLibrary() (string, error) { return findORTLib("") }
+
+// RuntimeLibraryName is the file name the library is installed under.
+const RuntimeLibraryName = ortLibName

@@ -74,12 +74,6 @@ type slot struct {
 	wrapped [keySize + tagSize]byte
 }
 
-// extRecord is one extension record.
-type extRecord struct {
-	typ   uint16
-	value []byte
-}
-
 // header is the decoded plaintext header.
 type header struct {
 	version    uint16

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"sort"
 	"testing"
-	"time"
 )
 
 // fastKDF keeps tests quick; TestDefaultKDF covers the real parameters.
@@ -164,5 +163,3 @@ func wantErr(t testing.TB, err, target error, what string) {
 		t.Fatalf("%s: got %v, want %v", what, err, target)
 	}
 }
-
-var fixedNow = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)

@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -183,7 +182,7 @@ func TestKillNineLosesNoAcknowledgedStore(t *testing.T) {
 	for round := range rounds {
 		cmd := exec.Command("sh", "-c", script)
 		cmd.Env = append(c.env(memCLIPass), "BIN="+c.bin, "ROUND="+string(rune('a'+round%26)))
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		inOwnGroup(cmd)
 		stdout, _ := cmd.StdoutPipe()
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -206,7 +205,7 @@ func TestKillNineLosesNoAcknowledgedStore(t *testing.T) {
 				}
 				acked = append(acked, strings.TrimSpace(l))
 			case <-deadline:
-				syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+				killGroup(cmd)
 				for l := range lines {
 					acked = append(acked, strings.TrimSpace(l))
 				}

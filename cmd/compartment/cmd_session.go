@@ -17,12 +17,16 @@ import (
 type UnlockCmd struct {
 	PassphraseStdin bool `help:"Read the passphrase from the first line of stdin."`
 	Once            bool `help:"Let exactly one process in: the first command or agent to open the vault takes the credential (deleting it) and keeps the key until it exits or the vault is locked; everyone else still finds it locked."`
+	Keychain        bool `help:"macOS: keep the key in your login keychain instead, so the vault stays unlocked across reboots until 'compartment lock' (an explicit opt-in, weaker than the default)."`
 	JSON            bool `help:"Print the result as JSON." name:"json"`
 }
 
 func (c *UnlockCmd) Run(app *App) error {
 	if err := vaultExists(app.Vault); err != nil {
 		return err
+	}
+	if c.Keychain {
+		return c.keychain(app)
 	}
 	s, err := session.For(app.Vault)
 	if err != nil {
@@ -133,6 +137,9 @@ func (c *LockCmd) Run(app *App) error {
 		err = s.Lock()
 	}
 	if err != nil && !errors.Is(err, session.ErrNoRAMDir) {
+		return fmt.Errorf("lock: %w", err)
+	}
+	if _, err := session.KeychainLock(app.Vault); err != nil {
 		return fmt.Errorf("lock: %w", err)
 	}
 	if flushErr != nil {

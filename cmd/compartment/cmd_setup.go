@@ -9,7 +9,9 @@ import (
 
 // SetupCmd groups one-time installation steps.
 type SetupCmd struct {
-	DownloadModel SetupDownloadModelCmd `cmd:"" name:"download-model" help:"Install an ONNX embedding model (default bge-small-en-v1.5 int8), checked against its pinned SHA-256."`
+	DownloadModel       SetupDownloadModelCmd       `cmd:"" name:"download-model" help:"Install an ONNX embedding model (default bge-small-en-v1.5 int8), checked against its pinned SHA-256."`
+	AirgapBundle        SetupAirgapBundleCmd        `cmd:"" name:"airgap-bundle" help:"Write everything a machine with no network needs to install compartment into one .tar.gz."`
+	DownloadLongMemEval SetupDownloadLongMemEvalCmd `cmd:"" name:"download-longmemeval" help:"Install the LongMemEval_S benchmark file, checked against its pinned SHA-256."`
 }
 
 // SetupDownloadModelCmd installs a model from the network or from local

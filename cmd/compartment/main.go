@@ -54,7 +54,7 @@ type CLI struct {
 
 	Embed       EmbedCmd       `cmd:"" help:"Embed a text with the local model (checks your setup)."`
 	EmbedDaemon EmbedDaemonCmd `cmd:"" name:"embed-daemon" help:"The shared embedding daemon: run, status, stop."`
-	Setup       SetupCmd       `cmd:"" help:"One-time installation steps (download-model)."`
+	Setup       SetupCmd       `cmd:"" help:"One-time installation steps (download-model, download-longmemeval, airgap-bundle)."`
 	Reindex     ReindexCmd     `cmd:"" help:"Embed records with the current model, or switch model (--model)."`
 	Bench       BenchCmd       `cmd:"" help:"Benchmarks: --vectors, --longmemeval."`
 
@@ -66,6 +66,7 @@ type CLI struct {
 	Pack         PackCmd         `cmd:"" help:"Signed memory packs: build, export, install, remove, list, trust, key."`
 	Selftest     SelftestCmd     `cmd:"" help:"Check this install end to end: seal, audit, index, offline guard, model, 20 reference questions."`
 	Probe        ProbeCmd        `cmd:"" name:"offline-probe" hidden:"" help:"(internal) Install the offline guard and test it."`
+	Update       UpdateCmd       `cmd:"" help:"Replace this program with a signed release you brought here (--from); never downloads."`
 }
 
 // Globals are the flags every command understands.

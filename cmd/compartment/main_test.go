@@ -23,6 +23,9 @@ func TestMain(m *testing.M) {
 	if testBin.dir != "" {
 		os.RemoveAll(testBin.dir)
 	}
+	if relBin.dir != "" {
+		os.RemoveAll(relBin.dir)
+	}
 	os.Exit(code)
 }
 

@@ -121,6 +121,9 @@ func (app *App) quietCredential() (vaultfmt.Unlock, bool) {
 // Picking it up counts as use for auto-lock, and an idle-expired session is
 // locked here instead.
 func (app *App) sessionCredential() (vaultfmt.Unlock, bool) {
+	if key, err := session.KeychainMasterKey(app.Vault); err == nil {
+		return vaultfmt.Unlock{MasterKey: key}, true // unlock --keychain (macOS)
+	}
 	s, err := session.For(app.Vault)
 	if err != nil {
 		return vaultfmt.Unlock{}, false

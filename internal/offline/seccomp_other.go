@@ -2,4 +2,6 @@
 
 package offline
 
-func enforce() error { return ErrUnsupported }
+import "runtime"
+
+func enforce() error { return unsupported(runtime.GOOS, runtime.GOARCH) }

@@ -22,9 +22,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
-
-	"golang.org/x/sys/unix"
 )
 
 const (
@@ -39,6 +38,8 @@ func bootID() (string, error) {
 	src := procBootID
 	if f := os.Getenv(EnvBootIDFile); f != "" {
 		src = f
+	} else if err := noBootSessions(runtime.GOOS); err != nil {
+		return "", err
 	}
 	raw, err := os.ReadFile(src)
 	if err != nil {
@@ -60,7 +61,7 @@ func bootSecret(dir, boot string) ([]byte, error) {
 		return nil, fmt.Errorf("session: boot secret lock: %w", err)
 	}
 	defer lock.Close()
-	if err := flock(lock, unix.LOCK_EX); err != nil {
+	if err := lockExclusive(lock); err != nil {
 		return nil, fmt.Errorf("session: boot secret lock: %w", err)
 	}
 	path := filepath.Join(dir, bootSecretFile)
@@ -131,13 +132,4 @@ func writeAtomic(path string, data []byte) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
-}
-
-// flock takes an advisory lock, retrying on EINTR.
-func flock(f *os.File, how int) error {
-	for {
-		if err := unix.Flock(int(f.Fd()), how); err != unix.EINTR {
-			return err
-		}
-	}
 }

@@ -6,8 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
-	"syscall"
 )
 
 // Environment variables read by this package. The last three are test
@@ -55,6 +55,9 @@ func bootSecretDir() (string, error) {
 	if d := os.Getenv(EnvBootSecretDir); d != "" {
 		return d, ensurePrivateDir(d, true)
 	}
+	if err := noBootSessions(runtime.GOOS); err != nil {
+		return "", err
+	}
 	for _, d := range ramDirCandidates() {
 		parent := filepath.Dir(d)
 		if !onRAM(parent) {
@@ -98,8 +101,8 @@ func ensurePrivateDir(dir string, parents bool) error {
 	if !fi.IsDir() {
 		return fmt.Errorf("session: %s is not a directory (a symlink or file is there): remove it", dir)
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
-		return fmt.Errorf("session: %s belongs to uid %d, not to you: refusing to keep an unlock credential there", dir, st.Uid)
+	if uid, ok := fileOwner(fi); ok && uid != os.Getuid() {
+		return fmt.Errorf("session: %s belongs to uid %d, not to you: refusing to keep an unlock credential there", dir, uid)
 	}
 	if fi.Mode().Perm()&0o077 != 0 {
 		if err := os.Chmod(dir, 0o700); err != nil {

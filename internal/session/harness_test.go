@@ -16,7 +16,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -60,7 +59,7 @@ func binary(t testing.TB) string {
 		binPath = filepath.Join(binDir, "compartment")
 		goTool, err := exec.LookPath("go")
 		if err != nil {
-			goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+			goTool = "go" // not on PATH: exec's error then names it
 		}
 		cmd := exec.Command(goTool, "build", "-o", binPath, "github.com/compartment/compartment/cmd/compartment")
 		cmd.Env = origEnv
