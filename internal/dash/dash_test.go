@@ -31,15 +31,14 @@ const (
 // rig is a dashboard over a real vault in a temporary directory, opened
 // read-only like the command does, served on a loopback port.
 type rig struct {
-	t        testing.TB
-	path     string
-	srv      *Server
-	url      string // http://127.0.0.1:port
-	ids      map[string]string
-	reader   *vault.Vault
-	openErr  error // what Open answers instead of the vault, when set
-	client   *http.Client
-	loggedIn bool
+	t       testing.TB
+	path    string
+	srv     *Server
+	url     string // http://127.0.0.1:port
+	ids     map[string]string
+	reader  *vault.Vault
+	openErr error // what Open answers instead of the vault, when set
+	client  *http.Client
 }
 
 func newRig(t testing.TB) *rig {

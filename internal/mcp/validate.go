@@ -62,7 +62,7 @@ func (a argSchemas) check(tool string, args json.RawMessage) error {
 	}
 	var msgs []string
 	collectArgProblems(verr, &msgs)
-	return fmt.Errorf("%s: %s. Fix the arguments and call it again.", tool, strings.Join(msgs, "; "))
+	return fmt.Errorf("%s: %s; fix the arguments and call it again", tool, strings.Join(msgs, "; "))
 }
 
 var argPrinter = message.NewPrinter(language.English)
