@@ -40,7 +40,8 @@ func (s bulkScope) owns(r *Record) bool {
 // text and source): records already there stay untouched, new ones are
 // embedded and written, the others are deleted. Nothing outside the scope
 // is read for duplicates or changed. The whole change is one batch (one
-// append, one fsync) with one audit entry, whatever its size.
+// append, one fsync), with an audit entry for the whole change and one for
+// each item, so audit verify still names a record slipped in without one.
 func (v *Vault) bulkReplace(scope bulkScope, facts []BulkFact, op, target string) (BulkResult, error) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
@@ -100,9 +101,12 @@ func (v *Vault) bulkReplace(scope bulkScope, facts []BulkFact, op, target string
 	}
 	err := v.update(func() ([]vaultfmt.Change, error) {
 		b := v.newBatch()
+		// One entry names the change as a whole; each item still gets its
+		// own, so audit verify can tell a bulk write from a record that
+		// was slipped in without one.
+		b.logAudit(op, fmt.Sprintf("%s +%d -%d", target, res.Added, res.Removed))
 		for _, id := range stale {
-			raw, _ := parseID(id)
-			b.changes = append(b.changes, vaultfmt.Change{Op: vaultfmt.OpDelete, Item: vaultfmt.Item{ID: raw}})
+			b.deleteItem(id, op)
 		}
 		for _, r := range fresh {
 			id, err := newID()
@@ -111,9 +115,8 @@ func (v *Vault) bulkReplace(scope bulkScope, facts []BulkFact, op, target string
 			}
 			b.seq++
 			r.ID, r.Seq = idString(id), b.seq
-			b.changes = append(b.changes, vaultfmt.Change{Op: vaultfmt.OpPut, Item: vaultfmt.Item{ID: id, Kind: kindRecord, Body: encodeRecord(r)}})
+			b.putRecord(r, op)
 		}
-		b.logAudit(op, fmt.Sprintf("%s +%d -%d", target, res.Added, res.Removed))
 		return b.changes, nil
 	})
 	if err != nil {

@@ -31,13 +31,14 @@ func TestLoadReferenceIsOneBatchAndHiddenFromRecent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// One Update (one append, one fsync) with one audit entry: 300
-	// records and the entry, nothing per record.
-	if n := st.AuditEntries - st0.AuditEntries; n != 1 {
-		t.Errorf("300 facts wrote %d audit entries, want 1 for the whole batch", n)
+	// One Update (one append, one fsync): 300 records, an audit entry
+	// for each (audit verify names a record without one) and one for the
+	// whole load.
+	if n := st.AuditEntries - st0.AuditEntries; n != 301 {
+		t.Errorf("300 facts wrote %d audit entries, want 301 (one each and one for the load)", n)
 	}
-	if n := st.JournalFrames - st0.JournalFrames; n != 301 {
-		t.Errorf("300 facts wrote %d frames, want 301", n)
+	if n := st.JournalFrames - st0.JournalFrames; n != 601 {
+		t.Errorf("300 facts wrote %d frames, want 601", n)
 	}
 	if st.OrganicRecords != 1 || st.ReferenceRecords != 300 {
 		t.Errorf("status: organic %d, reference %d; want 1 and 300", st.OrganicRecords, st.ReferenceRecords)
