@@ -16,6 +16,10 @@ const EnvModelsDir = "COMPARTMENT_MODELS_DIR"
 // StaticModel is the name that selects the bundled static model.
 const StaticModel = "static"
 
+// StaticV2Model is the name that selects the bundled retrieval-trained
+// static model, compartment-static-v2 (also selected by that full name).
+const StaticV2Model = "static-v2"
+
 // defaultModelFile, inside the models directory, holds the name of the
 // model the user chose as default (see [SetDefaultModel]).
 const defaultModelFile = "default"
@@ -121,6 +125,8 @@ func resolveModel(opts LoadOptions) (modelRef, *Manifest, error) {
 		name = chosen
 	}
 	switch {
+	case name == StaticV2Model || name == StaticV2ModelName:
+		return modelRef{Kind: refStatic, Name: StaticV2Model, Build: executableBuild()}, nil, nil
 	case name == "" || name == StaticModel || strings.HasPrefix(name, "compartment-static"):
 		return modelRef{Kind: refStatic, Name: StaticModel, Build: executableBuild()}, nil, nil
 	case strings.HasPrefix(name, "test:") && testEncoders[name] != nil:
@@ -168,6 +174,9 @@ func resolvePath(path string) (modelRef, *Manifest, error) {
 func openRef(ref modelRef, m *Manifest, runtimeLib string) (Encoder, error) {
 	switch ref.Kind {
 	case refStatic:
+		if ref.Name == StaticV2Model {
+			return OpenStaticV2()
+		}
 		return OpenStatic()
 	case refTest:
 		return testEncoders[ref.Name]()

@@ -7,10 +7,15 @@ import (
 	"math"
 	"strings"
 	"sync"
+	"unicode"
 )
 
 // StaticModelName names the bundled model in [ModelInfo].
 const StaticModelName = "compartment-static-v1"
+
+// StaticV2ModelName names the bundled retrieval-trained model (see
+// embed/MODEL.md), which [LoadOptions] selects by [StaticV2Model].
+const StaticV2ModelName = "compartment-static-v2"
 
 // staticModelFile is the bundled model, built by `make model` (see
 // embed/MODEL.md). A string, so the bytes stay in the binary's read-only
@@ -33,6 +38,18 @@ var staticModelSum string
 //go:embed model/static-v1.calibration.json
 var staticModelCalibration string
 
+// The retrieval-trained v2 model, its SHA-256 and calibration, written by
+// `make model` like v1's.
+//
+//go:embed model/static-v2.bin
+var staticV2ModelFile string
+
+//go:embed model/static-v2.sha256
+var staticV2ModelSum string
+
+//go:embed model/static-v2.calibration.json
+var staticV2ModelCalibration string
+
 // OpenStatic loads the bundled static embedding model, the default when no
 // other model is installed. The model is parsed once per process; every
 // encoder returned shares it (it is immutable).
@@ -40,24 +57,38 @@ func OpenStatic() (Encoder, error) {
 	return bundledStatic()
 }
 
+// OpenStaticV2 loads the bundled retrieval-trained model,
+// compartment-static-v2, parsed once per process like [OpenStatic]'s.
+func OpenStaticV2() (Encoder, error) {
+	return bundledStaticV2()
+}
+
 var bundledStatic = sync.OnceValues(func() (Encoder, error) {
-	sum, err := hex.DecodeString(strings.TrimSpace(staticModelSum))
+	return openBundledModel(StaticModelName, staticModelFile, staticModelSum, staticModelCalibration)
+})
+
+var bundledStaticV2 = sync.OnceValues(func() (Encoder, error) {
+	return openBundledModel(StaticV2ModelName, staticV2ModelFile, staticV2ModelSum, staticV2ModelCalibration)
+})
+
+func openBundledModel(name, file, recordedSum, calibration string) (Encoder, error) {
+	sum, err := hex.DecodeString(strings.TrimSpace(recordedSum))
 	if err != nil || len(sum) != 32 {
-		return nil, fmt.Errorf("embed: bundled static model has a bad recorded SHA-256 %q", staticModelSum)
+		return nil, fmt.Errorf("embed: bundled model %s has a bad recorded SHA-256 %q", name, recordedSum)
 	}
 	var pin [32]byte
 	copy(pin[:], sum)
-	cal, err := ParseStaticCalibration([]byte(staticModelCalibration), pin)
+	cal, err := ParseStaticCalibration([]byte(calibration), pin)
 	if err != nil {
-		return nil, fmt.Errorf("embed: bundled static model: %w", err)
+		return nil, fmt.Errorf("embed: bundled model %s: %w", name, err)
 	}
-	enc, err := openStatic(staticModelFile, StaticModelName, pin)
+	enc, err := openStatic(file, name, pin)
 	if err != nil {
 		return nil, err
 	}
 	enc.info.Calibration = cal
 	return enc, nil
-})
+}
 
 // OpenStaticBytes loads a static model from the bytes of a model file (see
 // FORMAT.md section 6), pinned by the given name and SHA-256, with the
@@ -139,10 +170,57 @@ func (e *staticEncoder) pool(words []string) []float32 {
 			addInt8(sum, v.wordVecs[int(i)*v.dim:int(i+1)*v.dim], v.coef[i])
 			continue
 		}
+		if v.idWeight > 0 && hasDigit(w) {
+			addIdentifier(sum, w, v.idWeight)
+			continue
+		}
 		e.addUnknown(sum, w)
 	}
 	normalise(sum)
 	return sum
+}
+
+func hasDigit(w string) bool {
+	for _, r := range w {
+		if unicode.IsDigit(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// addIdentifier adds c times the identifier unit of w: a unit vector drawn
+// from a generator seeded by w's bytes (FORMAT.md section 6), so two
+// identifiers share nothing unless they are the same string.
+func addIdentifier(sum []float32, w string, c float32) {
+	seed := uint64(14695981039346656037) // FNV-1a-64 of w
+	for i := 0; i < len(w); i++ {
+		seed ^= uint64(w[i])
+		seed *= 1099511628211
+	}
+	var ss float64
+	h := seed
+	for range sum {
+		x := identifierCoord(&h)
+		ss += float64(x) * float64(x)
+	}
+	c /= float32(math.Sqrt(ss))
+	h = seed
+	for j := range sum {
+		sum[j] += c * identifierCoord(&h)
+	}
+}
+
+// identifierCoord is the next coordinate of an identifier unit: splitmix64
+// from state h, its two 32-bit halves as signed fractions, summed. Part of
+// the model: do not change.
+func identifierCoord(h *uint64) float32 {
+	*h += 0x9e3779b97f4a7c15
+	z := *h
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	z ^= z >> 31
+	return float32(int32(uint32(z)))/(1<<31) + float32(int32(uint32(z>>32)))/(1<<31)
 }
 
 // addUnknown adds an out-of-vocabulary word as the mean of its character

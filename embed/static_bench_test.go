@@ -65,3 +65,28 @@ func residentKB() int {
 	}
 	return 0
 }
+
+// BenchmarkStaticV2EmbedQuery is [BenchmarkStaticEmbedQuery] for
+// compartment-static-v2, with a number (an identifier unit) in the query
+// (the target is ≤ 20 µs).
+func BenchmarkStaticV2EmbedQuery(b *testing.B) {
+	enc, err := OpenStaticV2()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		benchSink, _ = enc.EmbedQuery("what did Max decide about the CRM on port 5433 after the meeting last week?")
+	}
+}
+
+// BenchmarkStaticV2Open measures parsing compartment-static-v2 (the target
+// is ≤ 30 ms).
+func BenchmarkStaticV2Open(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := openStatic(staticV2ModelFile, StaticV2ModelName, [32]byte{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

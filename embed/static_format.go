@@ -4,7 +4,7 @@ package embed
 //
 //	off  size          field
 //	0    8             magic "CPSTATIC"
-//	8    4  u32        version (1)
+//	8    4  u32        version (1 or 2)
 //	12   4  u32        dim D (1..1024)
 //	16   4  u32        words V (≥ 1)
 //	20   4  u32        buckets B (subword buckets, may be 0)
@@ -13,7 +13,9 @@ package embed
 //	26   2             zero
 //	28   4  f32        oovWeight, pooling weight of a word not in the vocabulary
 //	32   4  u32        L, byte length of the word table
-//	36   L             word table: V × (uvarint length, UTF-8 bytes), strictly
+//	(version 2 only)
+//	36   4  f32        idWeight, pooling weight of an identifier unit
+//	36|40 L            word table: V × (uvarint length, UTF-8 bytes), strictly
 //	                   increasing byte order
 //	     V×4   f32     word coefficient: pooling weight × dequantisation scale
 //	     B×4   f32     bucket dequantisation scale
@@ -23,6 +25,9 @@ package embed
 // Nothing follows the last bucket row. A sentence vector is
 // Σ coef[w]·row[w] over its words (an unknown word contributes
 // oovWeight·mean over its n-gram buckets of scale[b]·row[b]), L2-normalised.
+// In a version 2 file, an unknown word holding a digit (a number, an
+// identifier) adds idWeight times a unit vector of its own instead
+// ([staticIdentifierVector]), so "5432" and "5433" differ.
 
 import (
 	"bytes"
@@ -37,7 +42,8 @@ import (
 const (
 	staticMagic      = "CPSTATIC"
 	staticVersion1   = 1
-	staticHeaderSize = 36
+	staticVersion2   = 2
+	staticHeaderSize = 36 // version 1; version 2 adds 4 bytes
 	staticMaxDim     = 1024
 )
 
@@ -50,6 +56,7 @@ type StaticModelData struct {
 	Dim         int
 	MinN, MaxN  int       // character n-gram lengths of the subword buckets
 	OOVWeight   float32   // pooling weight of a word not in Words
+	IDWeight    float32   // pooling weight of an identifier unit; 0 = none (a version 1 file)
 	Words       []string  // strictly increasing byte order
 	WordCoef    []float32 // per word: pooling weight × dequantisation scale
 	WordVecs    []int8    // len(Words) × Dim
@@ -68,15 +75,22 @@ func (d *StaticModelData) MarshalBinary() ([]byte, error) {
 		table.Write(tmp[:binary.PutUvarint(tmp[:], uint64(len(w)))])
 		table.WriteString(w)
 	}
-	out := make([]byte, 0, staticHeaderSize+table.Len()+4*(len(d.Words)+len(d.BucketScale))+len(d.WordVecs)+len(d.BucketVecs))
+	out := make([]byte, 0, staticHeaderSize+4+table.Len()+4*(len(d.Words)+len(d.BucketScale))+len(d.WordVecs)+len(d.BucketVecs))
 	out = append(out, staticMagic...)
-	out = binary.LittleEndian.AppendUint32(out, staticVersion1)
+	version := uint32(staticVersion1)
+	if d.IDWeight != 0 {
+		version = staticVersion2
+	}
+	out = binary.LittleEndian.AppendUint32(out, version)
 	out = binary.LittleEndian.AppendUint32(out, uint32(d.Dim))
 	out = binary.LittleEndian.AppendUint32(out, uint32(len(d.Words)))
 	out = binary.LittleEndian.AppendUint32(out, uint32(len(d.BucketScale)))
 	out = append(out, byte(d.MinN), byte(d.MaxN), 0, 0)
 	out = binary.LittleEndian.AppendUint32(out, math.Float32bits(d.OOVWeight))
 	out = binary.LittleEndian.AppendUint32(out, uint32(table.Len()))
+	if version == staticVersion2 {
+		out = binary.LittleEndian.AppendUint32(out, math.Float32bits(d.IDWeight))
+	}
 	out = append(out, table.Bytes()...)
 	for _, c := range d.WordCoef {
 		out = binary.LittleEndian.AppendUint32(out, math.Float32bits(c))
@@ -95,6 +109,8 @@ func (d *StaticModelData) MarshalBinary() ([]byte, error) {
 
 func (d *StaticModelData) check() error {
 	switch {
+	case d.IDWeight < 0 || math.IsNaN(float64(d.IDWeight)) || math.IsInf(float64(d.IDWeight), 0):
+		return fmt.Errorf("embed: static model identifier weight %v invalid", d.IDWeight)
 	case d.Dim < 1 || d.Dim > staticMaxDim:
 		return fmt.Errorf("embed: static model dim %d out of range", d.Dim)
 	case len(d.Words) == 0:
@@ -120,6 +136,7 @@ type staticView struct {
 	dim, buckets int
 	minN, maxN   int
 	oovWeight    float32
+	idWeight     float32
 	index        map[string]int32
 	coef         []float32
 	bucketScale  []float32
@@ -133,28 +150,42 @@ func parseStatic(b string) (*staticView, error) {
 		return nil, fmt.Errorf("%w: bad magic", ErrBadStaticModel)
 	}
 	u32 := func(off int) uint32 { return le32(b, off) }
-	if v := u32(8); v != staticVersion1 {
-		return nil, fmt.Errorf("%w: unknown version %d", ErrBadStaticModel, v)
+	version := u32(8)
+	if version != staticVersion1 && version != staticVersion2 {
+		return nil, fmt.Errorf("%w: unknown version %d", ErrBadStaticModel, version)
+	}
+	header := staticHeaderSize
+	if version == staticVersion2 {
+		header += 4
+		if len(b) < header {
+			return nil, fmt.Errorf("%w: short header", ErrBadStaticModel)
+		}
 	}
 	dim, nw, nb := int(u32(12)), int(u32(16)), int(u32(20))
 	v := &staticView{dim: dim, buckets: nb, minN: int(b[24]), maxN: int(b[25])}
 	v.oovWeight = math.Float32frombits(u32(28))
 	tableLen := int(u32(32))
+	if version == staticVersion2 {
+		v.idWeight = math.Float32frombits(u32(36))
+		if w := float64(v.idWeight); !(w > 0) || math.IsInf(w, 0) {
+			return nil, fmt.Errorf("%w: identifier weight %v", ErrBadStaticModel, v.idWeight)
+		}
+	}
 	if dim < 1 || dim > staticMaxDim || nw < 1 || nw > 1<<24 || nb > 1<<24 {
 		return nil, fmt.Errorf("%w: sizes dim=%d words=%d buckets=%d", ErrBadStaticModel, dim, nw, nb)
 	}
 	if nb > 0 && (v.minN < 1 || v.maxN < v.minN) {
 		return nil, fmt.Errorf("%w: n-gram range %d..%d", ErrBadStaticModel, v.minN, v.maxN)
 	}
-	want := staticHeaderSize + tableLen + 4*(nw+nb) + dim*(nw+nb)
+	want := header + tableLen + 4*(nw+nb) + dim*(nw+nb)
 	if tableLen < 0 || len(b) != want {
 		return nil, fmt.Errorf("%w: length %d, header implies %d", ErrBadStaticModel, len(b), want)
 	}
 	var err error
-	if v.index, err = parseWordTable(b[staticHeaderSize:staticHeaderSize+tableLen], nw); err != nil {
+	if v.index, err = parseWordTable(b[header:header+tableLen], nw); err != nil {
 		return nil, err
 	}
-	off := staticHeaderSize + tableLen
+	off := header + tableLen
 	v.coef = readFloats(b[off:], nw)
 	off += 4 * nw
 	v.bucketScale = readFloats(b[off:], nb)
@@ -218,4 +249,32 @@ func uvarintString(s string) (uint64, int) {
 		shift += 7
 	}
 	return 0, 0
+}
+
+// ParseStaticModel decodes a static model file into its content, the
+// inverse of [StaticModelData.MarshalBinary]. The trainer of a model that
+// starts from another (compartment-static-v2 from v1) reads it this way.
+func ParseStaticModel(b []byte) (*StaticModelData, error) {
+	v, err := parseStatic(string(b))
+	if err != nil {
+		return nil, err
+	}
+	d := &StaticModelData{
+		Dim: v.dim, MinN: v.minN, MaxN: v.maxN, OOVWeight: v.oovWeight, IDWeight: v.idWeight,
+		Words:       make([]string, len(v.index)),
+		WordCoef:    v.coef,
+		WordVecs:    make([]int8, len(v.wordVecs)),
+		BucketScale: v.bucketScale,
+		BucketVecs:  make([]int8, len(v.bucketVecs)),
+	}
+	for w, i := range v.index {
+		d.Words[i] = w
+	}
+	for i := range d.WordVecs {
+		d.WordVecs[i] = int8(v.wordVecs[i])
+	}
+	for i := range d.BucketVecs {
+		d.BucketVecs[i] = int8(v.bucketVecs[i])
+	}
+	return d, nil
 }

@@ -14,6 +14,11 @@ func FuzzStaticModelBytes(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(good)
+	v2 := tinyModel()
+	v2.IDWeight = 0.5
+	if good2, err := v2.MarshalBinary(); err == nil {
+		f.Add(good2)
+	}
 	f.Add(good[:staticHeaderSize])
 	f.Add([]byte(staticMagic))
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -24,7 +29,7 @@ func FuzzStaticModelBytes(f *testing.F) {
 			}
 			return
 		}
-		for _, text := range []string{"cat dog", "unknownword", ""} {
+		for _, text := range []string{"cat dog", "unknownword", "port 5433", ""} {
 			v, err := enc.EmbedQuery(text)
 			if err != nil || len(v) != enc.Info().Dim {
 				t.Fatalf("%q: len %d, err %v", text, len(v), err)

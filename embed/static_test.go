@@ -202,7 +202,8 @@ func TestStaticFormatRejectsDamage(t *testing.T) {
 	good, _ := tinyModel().MarshalBinary()
 	mutate := map[string]func([]byte) []byte{
 		"magic":     func(b []byte) []byte { b[0] = 'X'; return b },
-		"version":   func(b []byte) []byte { b[8] = 2; return b },
+		"version":   func(b []byte) []byte { b[8] = 3; return b },
+		"as v2":     func(b []byte) []byte { b[8] = 2; return b }, // no identifier weight field
 		"truncated": func(b []byte) []byte { return b[:len(b)-1] },
 		"extended":  func(b []byte) []byte { return append(b, 0) },
 		"dim zero":  func(b []byte) []byte { b[12] = 0; return b },
@@ -219,5 +220,91 @@ func TestStaticFormatRejectsDamage(t *testing.T) {
 	bad.Words = []string{"dog", "cat"}
 	if _, err := bad.MarshalBinary(); err == nil {
 		t.Error("MarshalBinary accepted unsorted words")
+	}
+}
+
+// TestStaticIdentifierUnits checks the version 2 file: a number outside the
+// vocabulary has a unit of its own, the same for the same string and
+// near-orthogonal to another number's, while a version 1 file keeps
+// treating it as character n-grams.
+func TestStaticIdentifierUnits(t *testing.T) {
+	m := tinyModel()
+	m.Dim = 64
+	m.WordCoef = []float32{1.0 / 127, 1.0 / 127} // unit rows
+	m.WordVecs = make([]int8, 2*64)
+	m.WordVecs[0], m.WordVecs[64+1] = 127, 127
+	m.BucketVecs = make([]int8, 2*64)
+	m.BucketVecs[5], m.BucketVecs[64+5] = 100, 100
+	v1, _ := m.MarshalBinary()
+	m.IDWeight = 1
+	v2, err := m.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v1[8] != 1 || v2[8] != 2 || len(v2) != len(v1)+4 {
+		t.Fatalf("versions %d/%d, lengths %d/%d", v1[8], v2[8], len(v1), len(v2))
+	}
+	back, err := ParseStaticModel(v2)
+	if err != nil || back.IDWeight != 1 {
+		t.Fatalf("ParseStaticModel: %v, IDWeight %v", err, back.IDWeight)
+	}
+	e1, _ := OpenStaticBytes(v1, "v1", sha256.Sum256(v1), SpecCalibration)
+	e2, _ := OpenStaticBytes(v2, "v2", sha256.Sum256(v2), SpecCalibration)
+	if c := sim(t, e1, "port 5432", "port 5433"); c < 0.999 {
+		t.Fatalf("version 1: port 5432 vs 5433 cos %.3f, want the n-gram behaviour (≈ 1)", c)
+	}
+	if c := sim(t, e2, "5432", "5433"); math.Abs(c) > 0.5 {
+		t.Fatalf("version 2: 5432 vs 5433 cos %.3f, want near-orthogonal units", c)
+	}
+	if c := sim(t, e2, "cat 5432", "cat 5433"); c > 0.8 {
+		t.Fatalf("version 2: cat 5432 vs cat 5433 cos %.3f, the numbers should count", c)
+	}
+	if c := sim(t, e2, "cat a1b2", "cat a1b2"); math.Abs(c-1) > 1e-5 {
+		t.Fatalf("version 2: the same identifier gives cos %.6f", c)
+	}
+	if v, _ := e2.EmbedQuery("4512"); !isUnit(v) {
+		t.Fatal("version 2: an identifier alone is not a unit vector")
+	}
+	m.IDWeight = -1
+	if _, err := m.MarshalBinary(); err == nil {
+		t.Fatal("MarshalBinary accepted a negative identifier weight")
+	}
+	bad := append([]byte(nil), v2...)
+	copy(bad[36:40], []byte{0, 0, 0, 0})
+	if _, err := OpenStaticBytes(bad, "x", [32]byte{}, Calibration{}); !errors.Is(err, ErrBadStaticModel) {
+		t.Fatalf("version 2 with a zero identifier weight: err = %v", err)
+	}
+}
+
+// TestStaticV2Bundled checks the retrieval-trained model: its recorded
+// SHA-256, its name and calibration, that "static-v2" selects it while
+// "static" and the v1 name keep selecting v1 (a vault pinned to v1 keeps
+// working), and that both bundled files fit the 32 MiB budget together.
+func TestStaticV2Bundled(t *testing.T) {
+	sum := sha256.Sum256([]byte(staticV2ModelFile))
+	if got, want := hex.EncodeToString(sum[:]), strings.TrimSpace(staticV2ModelSum); got != want {
+		t.Fatalf("embedded v2 model SHA-256 %s, recorded %s: run `make model` and commit both files", got, want)
+	}
+	if n := len(staticModelFile) + len(staticV2ModelFile); n > 32<<20 {
+		t.Fatalf("the bundled models are %d bytes, over the 32 MiB budget", n)
+	}
+	for name, want := range map[string]string{
+		StaticV2Model: StaticV2ModelName, StaticV2ModelName: StaticV2ModelName,
+		StaticModel: StaticModelName, StaticModelName: StaticModelName, "": StaticModelName,
+	} {
+		enc, err := Load(LoadOptions{Name: name, ModelsDir: t.TempDir()})
+		if err != nil {
+			t.Fatalf("Load(%q): %v", name, err)
+		}
+		info := enc.Info()
+		if info.Name != want {
+			t.Fatalf("Load(%q) gave %s, want %s", name, info.Name, want)
+		}
+		if err := info.Calibration.Validate(); err != nil {
+			t.Fatalf("%s: %v", want, err)
+		}
+		if want == StaticV2ModelName && info.SHA256 != sum {
+			t.Fatalf("v2 Info().SHA256 = %x, want %x", info.SHA256, sum)
+		}
 	}
 }

@@ -32,11 +32,36 @@ fetch_npm() { # name version → archive path on stdout
 	echo "$file"
 }
 
+fetch_apt() { # name index-target → uncompressed index path on stdout
+	# apt fetches the index into a lists directory of our own (the system's
+	# is left alone), with English descriptions switched on; the file is
+	# then decompressed into the archives directory.
+	local name=$1 target=$2 lists="$cache/aptlists" out="$cache/archives/$1"
+	if [ ! -f "$out" ]; then
+		mkdir -p "$lists/partial"
+		apt-get update -q -o Acquire::Languages=en -o Dir::State::Lists="$PWD/$lists" \
+			-o APT::Get::List-Cleanup=0 >&2
+		local suite=${target%%/*} rest=${target#*/}
+		local f
+		f=$(ls "$lists/"*"_dists_${suite}_$(echo "$rest" | tr / _)"* 2>/dev/null | head -n1 || true)
+		[ -n "$f" ] || { echo "model-corpus: apt did not fetch $target" >&2; exit 1; }
+		case $f in
+		*.lz4) lz4cat "$f" >"$out.tmp" ;;
+		*.xz) xzcat "$f" >"$out.tmp" ;;
+		*.gz) zcat "$f" >"$out.tmp" ;;
+		*) cp "$f" "$out.tmp" ;;
+		esac
+		mv "$out.tmp" "$out"
+	fi
+	echo "$out"
+}
+
 grep -v '^#' "$lock" | while read -r kind name version sum; do
 	[ -n "$kind" ] || continue
 	case $kind in
 	deb) file=$(fetch_deb "$name" "$version") ;;
 	npm) file=$(fetch_npm "$name" "$version") ;;
+	apt) file=$(fetch_apt "$name" "$version") ;;
 	*) echo "model-corpus: unknown kind $kind" >&2; exit 1 ;;
 	esac
 	got=$(sha256sum "$file" | cut -d' ' -f1)
@@ -50,6 +75,7 @@ grep -v '^#' "$lock" | while read -r kind name version sum; do
 		case $kind in
 		deb) dpkg-deb -x "$file" "$out" ;;
 		npm) tar xzf "$file" -C "$out" ;;
+		apt) cp "$file" "$out/$(basename "$version")" ;;
 		esac
 		echo "$sum" >"$out/.done"
 	fi

@@ -45,7 +45,11 @@ type CalibrationStats struct {
 }
 
 // FitCalibration fits enc's calibration from WordNet in the corpus cache.
-func FitCalibration(cache string, enc embed.Encoder) (embed.Calibration, CalibrationStats, error) {
+// A model trained on WordNet's example ↔ synset pairs (v2) passes the
+// mined pairs it held back from training: then unrelated is a held-back
+// pair's short side against another pair's long side and same topic a
+// held-back pair itself, and WordNet gives only the synonym swaps.
+func FitCalibration(cache string, enc embed.Encoder, held []Pair) (embed.Calibration, CalibrationStats, error) {
 	var entries []wnEntry
 	err := forEachSynset(filepath.Join(cache, "pkg", "wordnet-base"), func(s synset) {
 		if e, ok := splitGloss(s); ok {
@@ -87,6 +91,21 @@ func FitCalibration(cache string, enc embed.Encoder) (embed.Calibration, Calibra
 				return embed.Calibration{}, st, err
 			}
 			st.Paraphrase = append(st.Paraphrase, p)
+		}
+	}
+	if len(held) > 1 {
+		st.Unrelated, st.SameTopic = st.Unrelated[:0], st.SameTopic[:0]
+		for i, p := range held {
+			u, err := cos(p.A, held[(i+1)%len(held)].B)
+			if err != nil {
+				return embed.Calibration{}, st, err
+			}
+			t, err := cos(p.A, p.B)
+			if err != nil {
+				return embed.Calibration{}, st, err
+			}
+			st.Unrelated = append(st.Unrelated, u)
+			st.SameTopic = append(st.SameTopic, t)
 		}
 	}
 	slices.Sort(st.Unrelated)
@@ -178,6 +197,10 @@ func dot32(a, b []float32) float64 {
 // CalibrationMaterial says what a calibration was fitted on, for the
 // calibration file.
 const CalibrationMaterial = "WordNet 3.0 (wordnet-base in embed/train/corpus.lock): usage examples against random synsets (unrelated), their own synset (same topic) and a synonym swap (paraphrase); see embed/train/calibrate.go"
+
+// CalibrationMaterialHeld says what a model trained on mined pairs was
+// calibrated on.
+const CalibrationMaterialHeld = "4,096 mined pairs held back from training (embed/train/pairs.go: a pair's short side against its own long side for same topic, against the next held-back pair's for unrelated) and WordNet 3.0 synonym swaps (paraphrase); see embed/train/calibrate.go"
 
 // Quantile is the q-quantile of sorted xs (nearest rank).
 func Quantile(xs []float64, q float64) float64 {

@@ -308,17 +308,7 @@ var roffEscape = regexp.MustCompile(`\\f[BIRP]|\\f\[[^\]]*\]|\\\(..|\\\*.|\\[-&e
 // manDocs emits the running text of each man page: requests dropped, font
 // escapes removed, one paragraph per .PP/.SH block.
 func manDocs(dir string, emit func(string)) error {
-	files, err := sortedFiles(filepath.Join(dir, "usr/share/man"), func(p string) bool {
-		return strings.HasSuffix(p, ".gz")
-	})
-	if err != nil {
-		return err
-	}
-	for _, f := range files {
-		text, err := readMaybeGzip(f)
-		if err != nil {
-			return err
-		}
+	return forEachManPage(dir, func(text string) {
 		var b strings.Builder
 		for _, line := range strings.Split(text, "\n") {
 			if strings.HasPrefix(line, ".") || strings.HasPrefix(line, "'") {
@@ -331,8 +321,13 @@ func manDocs(dir string, emit func(string)) error {
 			b.WriteByte('\n')
 		}
 		paragraphs(b.String(), emit)
-	}
-	return nil
+	})
+}
+
+// forEachManPage calls fn with the roff source of every man page of the
+// package, in sorted path order.
+func forEachManPage(dir string, fn func(text string)) error {
+	return eachFileEnding(filepath.Join(dir, "usr/share/man"), ".gz", fn)
 }
 
 // brownDocs emits each paragraph of the Brown corpus with its part-of-speech
@@ -379,7 +374,13 @@ func stdlibDocs(dir string, emit func(string)) error {
 // eachText calls fn with the content of every .txt file under dir (gzip
 // or not), in sorted order.
 func eachText(dir string, fn func(text string)) error {
-	files, err := sortedFiles(dir, func(p string) bool { return strings.HasSuffix(p, ".txt") })
+	return eachFileEnding(dir, ".txt", fn)
+}
+
+// eachFileEnding calls fn with the content of every file under dir whose
+// name ends in suffix (gunzipped when it ends in .gz), in sorted order.
+func eachFileEnding(dir, suffix string, fn func(text string)) error {
+	files, err := sortedFiles(dir, func(p string) bool { return strings.HasSuffix(p, suffix) })
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ package main
 
 import (
 	"crypto/sha256"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"log"
@@ -26,12 +27,9 @@ func main() {
 	data := flag.String("data", "../shared/data/longmemeval_s_dev.json.gz", "LongMemEval json.gz")
 	model := flag.String("model", "embed/model/static-v1.bin", "static model file")
 	harness := flag.Bool("harness", false, "run the product's harness (bench.RunLongMemEval) literal-only and hybrid instead")
+	claims := flag.String("claims", "", "instead: the vector channel alone on this claims file (memories ranked by cosine)")
 	flag.Parse()
 	log.SetFlags(0)
-	insts, err := load(*data)
-	if err != nil {
-		log.Fatal(err)
-	}
 	b, err := os.ReadFile(*model)
 	if err != nil {
 		log.Fatal(err)
@@ -49,8 +47,20 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
+	if *claims != "" {
+		runClaims(*claims, enc)
+		return
+	}
+	insts, err := load(*data)
+	if err != nil {
+		log.Fatal(err)
+	}
 	if *harness {
 		runHarness(*data, enc)
+		return
+	}
+	if *turns {
+		runTurns(insts, enc)
 		return
 	}
 	run(insts, enc)
@@ -148,14 +158,8 @@ func run(insts []bench.LMEInstance, enc embed.Encoder) {
 		if len(gold) == 0 {
 			continue
 		}
-		q, _ := enc.EmbedQuery(in.Question)
-		embs, _ := enc.EmbedDocuments(docs)
-		cos := make([]float64, len(docs))
-		for i, d := range embs {
-			cos[i] = -1
-			for _, v := range d.Vectors {
-				cos[i] = math.Max(cos[i], dot(q, v))
-			}
+		cos := vectorCosines(enc, in.Question, docs)
+		for i := range cos {
 			allCos += cos[i]
 			nAll++
 			if gold[i] {
@@ -182,7 +186,111 @@ func run(insts []bench.LMEInstance, enc embed.Encoder) {
 	fmt.Printf("literal:%s\nhybrid :%s\n", slex, shyb)
 }
 
-var verbose = flag.Bool("v", false, "print each question's best gold rank per channel")
+var (
+	verbose = flag.Bool("v", false, "print each question's best gold rank per channel")
+	turns   = flag.Bool("turns", false, "the vector channel alone at turn level: every user turn a document, the turns with has_answer gold")
+)
+
+// vectorCosines is each doc's best window cosine with the query.
+func vectorCosines(enc embed.Encoder, query string, docs []string) []float64 {
+	q, _ := enc.EmbedQuery(query)
+	embs, _ := enc.EmbedDocuments(docs)
+	cos := make([]float64, len(docs))
+	for i, d := range embs {
+		cos[i] = -1
+		for _, v := range d.Vectors {
+			cos[i] = math.Max(cos[i], dot(q, v))
+		}
+	}
+	return cos
+}
+
+// vectorOrder ranks docs by their best window's cosine with the query.
+func vectorOrder(enc embed.Encoder, query string, docs []string) []int {
+	return rankBy(vectorCosines(enc, query, docs))
+}
+
+// runTurns prints the vector channel's turn-level recall: each user turn
+// of the haystack is a document, and a turn marked has_answer is gold.
+func runTurns(insts []bench.LMEInstance, enc embed.Encoder) {
+	t := newTally()
+	for _, in := range insts {
+		if strings.HasSuffix(in.QuestionID, "_abs") {
+			continue
+		}
+		var docs []string
+		gold := map[int]bool{}
+		for _, s := range in.Sessions {
+			for _, turn := range s {
+				if turn.Role == "user" {
+					if turn.HasAnswer {
+						gold[len(docs)] = true
+					}
+					docs = append(docs, turn.Content)
+				}
+			}
+		}
+		if len(gold) > 0 {
+			t.add(vectorOrder(enc, in.Question, docs), gold)
+		}
+	}
+	fmt.Printf("turns, questions %d\nvector :%s\n", t.n, t)
+}
+
+// runClaims prints the vector channel's recall on a claims file (its
+// memories and questions; see the README's claims format), overall and
+// per question type.
+func runClaims(path string, enc embed.Encoder) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		log.Fatal(err)
+	}
+	var f struct {
+		Memories []struct {
+			ID, Text string
+		}
+		Questions []struct {
+			Q      string
+			Expect []string
+			Type   string
+		}
+	}
+	if err := json.Unmarshal(raw, &f); err != nil {
+		log.Fatal(err)
+	}
+	docs := make([]string, len(f.Memories))
+	id := map[string]int{}
+	for i, m := range f.Memories {
+		docs[i], id[m.ID] = m.Text, i
+	}
+	all, byType := newTally(), map[string]*tally{}
+	for _, q := range f.Questions {
+		gold := map[int]bool{}
+		for _, e := range q.Expect {
+			if i, ok := id[e]; ok {
+				gold[i] = true
+			}
+		}
+		if len(gold) == 0 {
+			continue
+		}
+		order := vectorOrder(enc, q.Q, docs)
+		all.add(order, gold)
+		if byType[q.Type] == nil {
+			byType[q.Type] = newTally()
+		}
+		byType[q.Type].add(order, gold)
+	}
+	fmt.Printf("claims vector channel, questions %d\nall        :%s\n", all.n, all)
+	types := make([]string, 0, len(byType))
+	for k := range byType {
+		types = append(types, k)
+	}
+	sort.Strings(types)
+	for _, k := range types {
+		fmt.Printf("%-11s:%s\n", k, byType[k])
+	}
+}
 
 func bestRank(order []int, gold map[int]bool) int {
 	for r, i := range order {

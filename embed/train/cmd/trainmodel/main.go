@@ -19,8 +19,9 @@ import (
 	"github.com/compartment/compartment/embed/train"
 )
 
-// override sets the named Config fields from "Name=value,..." (numbers only).
-func override(cfg *train.Config, set string) error {
+// override sets the named fields of a config struct from
+// "Name=value,..." (numbers only).
+func override(cfg any, set string) error {
 	v := reflect.ValueOf(cfg).Elem()
 	for _, kv := range strings.Split(set, ",") {
 		if kv == "" {
@@ -63,6 +64,8 @@ func main() {
 	basePath := flag.String("base", "", "developers: keep the corpus+SVD stage in this file and reuse it")
 	set := flag.String("set", "", "developers: override config fields, e.g. SIFa=1e-4,Window=5")
 	calibrateOnly := flag.Bool("calibrate-only", false, "fit and write the calibration of the existing -out model file, without training")
+	v2From := flag.String("v2-from", "", "train compartment-static-v2 contrastively from this v1 model file (writes -out)")
+	v2Set := flag.String("v2-set", "", "developers: override ContrastiveConfig fields, e.g. Epochs=1,LR=1e-3")
 	flag.Parse()
 	log.SetFlags(0)
 	if *calibrateOnly {
@@ -70,7 +73,13 @@ func main() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		if err := calibrate(*cache, *out, b); err != nil {
+		if err := calibrate(*cache, *out, b, nil); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
+	if *v2From != "" {
+		if err := trainV2(*cache, *v2From, *out, *v2Set); err != nil {
 			log.Fatal(err)
 		}
 		return
@@ -104,20 +113,55 @@ func main() {
 		log.Fatal(err)
 	}
 	fmt.Printf("%s  %s (%d bytes)\n", hexSum, *out, len(b))
-	if err := calibrate(*cache, *out, b); err != nil {
+	if err := calibrate(*cache, *out, b, nil); err != nil {
 		log.Fatal(err)
 	}
+}
+
+// trainV2 trains compartment-static-v2 from the v1 file at from, writes it
+// with its SHA-256 at out, and calibrates it on the pairs held back from
+// training.
+func trainV2(cache, from, out, set string) error {
+	b, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	init, err := embed.ParseStaticModel(b)
+	if err != nil {
+		return fmt.Errorf("trainmodel: %s: %w", from, err)
+	}
+	cfg := train.DefaultContrastiveConfig(cache)
+	if err := override(&cfg, set); err != nil {
+		return err
+	}
+	data, held, err := train.TrainContrastive(cfg, init, func(f string, a ...any) { log.Printf(f, a...) })
+	if err != nil {
+		return err
+	}
+	if b, err = data.MarshalBinary(); err != nil {
+		return err
+	}
+	sum := sha256.Sum256(b)
+	hexSum := hex.EncodeToString(sum[:])
+	if err := writeFile(out, b); err != nil {
+		return err
+	}
+	if err := writeFile(strings.TrimSuffix(out, filepath.Ext(out))+".sha256", []byte(hexSum+"\n")); err != nil {
+		return err
+	}
+	fmt.Printf("%s  %s (%d bytes)\n", hexSum, out, len(b))
+	return calibrate(cache, out, b, held)
 }
 
 // calibrate fits the calibration of the model file b (written at out) from
 // the corpus cache and writes it beside the model as
 // <out without .bin>.calibration.json (FORMAT.md section 6.2).
-func calibrate(cache, out string, b []byte) error {
+func calibrate(cache, out string, b []byte, held []train.Pair) error {
 	enc, err := embed.OpenStaticBytes(b, "candidate", sha256.Sum256(b), embed.Calibration{})
 	if err != nil {
 		return err
 	}
-	cal, st, err := train.FitCalibration(cache, enc)
+	cal, st, err := train.FitCalibration(cache, enc, held)
 	if err != nil {
 		return err
 	}
@@ -129,7 +173,11 @@ func calibrate(cache, out string, b []byte) error {
 	log.Printf("calibration: same topic %s", q(st.SameTopic))
 	log.Printf("calibration: paraphrase %s", q(st.Paraphrase))
 	log.Printf("calibration: %+v", cal)
-	file, err := embed.MarshalStaticCalibration(b, cal, train.CalibrationMaterial)
+	material := train.CalibrationMaterial
+	if held != nil {
+		material = train.CalibrationMaterialHeld
+	}
+	file, err := embed.MarshalStaticCalibration(b, cal, material)
 	if err != nil {
 		return err
 	}
