@@ -117,6 +117,7 @@ func printRecord(app *App, r *vault.Record) {
 	row("expires", r.Expires)
 	row("supersedes", strings.Join(r.Supersedes, ", "))
 	row("superseded_by", r.SupersededBy)
+	row("split_into", strings.Join(r.SplitInto, ", "))
 	if r.Quarantined {
 		row("quarantined", "yes: the content came from an untrusted source")
 	}

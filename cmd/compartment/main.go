@@ -53,6 +53,7 @@ type CLI struct {
 	EmbedDaemon EmbedDaemonCmd `cmd:"" name:"embed-daemon" help:"The shared embedding daemon: run, status, stop."`
 	Setup       SetupCmd       `cmd:"" help:"One-time installation steps (download-model)."`
 	Reindex     ReindexCmd     `cmd:"" help:"Embed records with the current model, or switch model (--model)."`
+	Atomize     AtomizeCmd     `cmd:"" help:"Split memories that are not one claim: --out FILE --plaintext, then --apply PLAN."`
 	Bench       BenchCmd       `cmd:"" help:"Benchmarks: the latency table (no flag), --vectors, --longmemeval."`
 }
 

@@ -141,6 +141,7 @@ const (
 	recSeq          = 15
 	recReference    = 16
 	recTagOrigin    = 17
+	recSplitInto    = 18
 	recVectors      = 32
 )
 
@@ -164,6 +165,7 @@ func encodeRecord(r *Record) []byte {
 	w.u64(recSeq, r.Seq)
 	w.flag(recReference, r.Reference)
 	w.strs(recTagOrigin, r.TagsOrigin)
+	w.strs(recSplitInto, r.SplitInto)
 	if r.Vectors != nil && r.Vectors.Len() > 0 {
 		w.bytes(recVectors, r.Vectors.encode())
 	}
@@ -224,6 +226,8 @@ func (r *Record) setField(tag uint64, v []byte) (err error) {
 		r.Reference = len(v) == 1 && v[0] == 1
 	case recTagOrigin:
 		r.TagsOrigin = append(r.TagsOrigin, string(v))
+	case recSplitInto:
+		r.SplitInto = append(r.SplitInto, string(v))
 	case recVectors:
 		r.Vectors, err = decodeVectors(v)
 	}

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestAtomizeCLI(t *testing.T) {
+	c := newMemCLI(t)
+	long := strings.Repeat("The release slipped a week and the client wants figures first. ", 4)
+	var st struct{ ID string }
+	c.json(&st, "store", long, "--source", "session log", "--raw")
+	c.ok("store", "The staging database runs on port 5433", "--source", "from chat")
+
+	if msg := c.fails("atomize", "--out", filepath.Join(c.dir, "plan.jsonl")); !strings.Contains(msg, "--plaintext") {
+		t.Errorf("without --plaintext: %q", msg)
+	}
+	plan := filepath.Join(c.dir, "plan.jsonl")
+	if out := c.ok("atomize", "--out", plan, "--plaintext"); !strings.Contains(out, "wrote 1 memories") {
+		t.Errorf("atomize --out: %q", out)
+	}
+	data, err := os.ReadFile(plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var item map[string]any
+	if err := json.Unmarshal(data, &item); err != nil || item["id"] != st.ID {
+		t.Fatalf("plan line %q: %v", data, err)
+	}
+	bad := filepath.Join(c.dir, "bad.jsonl")
+	item["pieces"] = []string{"The release slipped a week", "# Figures\nthe client wants figures first"}
+	line, _ := json.Marshal(item)
+	os.WriteFile(bad, append(line, '\n'), 0o600)
+	if msg := c.fails("atomize", "--apply", bad); !strings.Contains(msg, "plan line 1: piece 2 is not one claim (contains a heading)") {
+		t.Errorf("bad plan: %q", msg)
+	}
+	item["pieces"] = []string{"The release slipped a week", "The client wants figures first"}
+	line, _ = json.Marshal(item)
+	os.WriteFile(plan, append(line, '\n'), 0o600)
+	var res struct {
+		Split, Stored int
+		Pieces        map[string][]string
+	}
+	c.json(&res, "atomize", "--apply", plan)
+	if res.Split != 1 || res.Stored != 2 || len(res.Pieces[st.ID]) != 2 {
+		t.Fatalf("apply: %+v", res)
+	}
+	if out := c.ok("get", st.ID); !strings.Contains(out, "split_into") || !strings.Contains(out, res.Pieces[st.ID][1]) {
+		t.Errorf("get of the original does not point to its pieces:\n%s", out)
+	}
+}
