@@ -52,3 +52,32 @@ func TestAtomizeCLI(t *testing.T) {
 		t.Errorf("get of the original does not point to its pieces:\n%s", out)
 	}
 }
+
+func TestOpinionsAuditCLI(t *testing.T) {
+	c := newMemCLI(t)
+	var a, b struct{ ID string }
+	c.json(&a, "store", "Priya prefers tea in the morning at the office", "--source", "from chat", "--kind", "opinion")
+	c.json(&b, "store", "Lena prefers cocoa after lunch in the garden", "--source", "from chat")
+	var rep struct {
+		Backfilled []struct{ ID, Reason string }
+		Clusters   []struct{ Keep string }
+		Written    bool
+	}
+	c.json(&rep, "opinions", "audit")
+	if len(rep.Backfilled) != 1 || rep.Backfilled[0].ID != b.ID || rep.Backfilled[0].Reason == "" || rep.Written {
+		t.Fatalf("audit: %+v", rep)
+	}
+	if out := c.ok("opinions", "audit"); !strings.Contains(out, "nothing was changed") {
+		t.Errorf("text report: %s", out)
+	}
+	c.json(&rep, "opinions", "audit", "--keep-newest")
+	if !rep.Written {
+		t.Fatalf("keep-newest: %+v", rep)
+	}
+	if out := c.ok("get", b.ID); !strings.Contains(out, "opinion") {
+		t.Errorf("backfilled record:\n%s", out)
+	}
+	if msg := c.fails("opinions", "audit", "--threshold", "2"); !strings.Contains(msg, "between 0 and 1") {
+		t.Errorf("bad threshold: %q", msg)
+	}
+}

@@ -54,6 +54,7 @@ type CLI struct {
 	Setup       SetupCmd       `cmd:"" help:"One-time installation steps (download-model)."`
 	Reindex     ReindexCmd     `cmd:"" help:"Embed records with the current model, or switch model (--model)."`
 	Atomize     AtomizeCmd     `cmd:"" help:"Split memories that are not one claim: --out FILE --plaintext, then --apply PLAN."`
+	Opinions    OpinionsCmd    `cmd:"" help:"Opinion upkeep: audit overlapping live opinions."`
 	Bench       BenchCmd       `cmd:"" help:"Benchmarks: the latency table (no flag), --vectors, --longmemeval."`
 }
 
