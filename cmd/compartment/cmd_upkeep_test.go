@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -79,5 +80,42 @@ func TestOpinionsAuditCLI(t *testing.T) {
 	}
 	if msg := c.fails("opinions", "audit", "--threshold", "2"); !strings.Contains(msg, "between 0 and 1") {
 		t.Errorf("bad threshold: %q", msg)
+	}
+}
+
+func TestRetagCLI(t *testing.T) {
+	c := newMemCLI(t)
+	var old struct{ ID string }
+	c.json(&old, "store", "The client wants figures before conclusions in every report", "--source", "from chat", "--tag", "northwind")
+	for i := range 12 {
+		c.ok("store", "The Harbour client wants figures before conclusions in report "+string(rune('a'+i)), "--source", "from chat", "--tag", "harbour")
+	}
+	if out := c.ok("retag", "--dry-run"); !strings.Contains(out, "+harbour") || !strings.Contains(out, "would change") {
+		t.Errorf("dry run:\n%s", out)
+	}
+	if out := c.ok("get", old.ID); strings.Contains(out, "harbour") {
+		t.Errorf("--dry-run changed tags:\n%s", out)
+	}
+	var rep struct {
+		Changes []struct {
+			ID    string
+			Added []string
+		}
+		Written bool
+	}
+	c.json(&rep, "retag")
+	if !rep.Written || !slices.ContainsFunc(rep.Changes, func(ch struct {
+		ID    string
+		Added []string
+	}) bool {
+		return ch.ID == old.ID && slices.Equal(ch.Added, []string{"harbour"})
+	}) {
+		t.Fatalf("retag: %+v", rep)
+	}
+	if out := c.ok("get", old.ID); !strings.Contains(out, "northwind, harbour (inferred)") {
+		t.Errorf("get does not show the tag's origin:\n%s", out)
+	}
+	if out := c.ok("search", "figures before conclusions", "--tag", "harbour", "--top-k", "20"); !strings.Contains(out, "every report") {
+		t.Errorf("a harbour tag search misses the old memory:\n%s", out)
 	}
 }

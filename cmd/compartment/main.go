@@ -55,6 +55,7 @@ type CLI struct {
 	Reindex     ReindexCmd     `cmd:"" help:"Embed records with the current model, or switch model (--model)."`
 	Atomize     AtomizeCmd     `cmd:"" help:"Split memories that are not one claim: --out FILE --plaintext, then --apply PLAN."`
 	Opinions    OpinionsCmd    `cmd:"" help:"Opinion upkeep: audit overlapping live opinions."`
+	Retag       RetagCmd       `cmd:"" help:"Give memories the tags their nearest neighbours carry (--prune, --dry-run)."`
 	Bench       BenchCmd       `cmd:"" help:"Benchmarks: the latency table (no flag), --vectors, --longmemeval."`
 }
 

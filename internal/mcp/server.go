@@ -39,6 +39,9 @@ type Options struct {
 	Log *slog.Logger
 	// SweepEvery is the expiry sweep period; 0 means [DefaultSweepEvery].
 	SweepEvery time.Duration
+	// RetagHour is how long one hour of retag_interval_hours lasts; 0
+	// means an hour (tests shorten it).
+	RetagHour time.Duration
 }
 
 // Server is the MCP server over one vault.
@@ -108,11 +111,14 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 		defer close(done)
 		s.sweepLoop(ctx)
 	}()
+	retagDone := make(chan struct{})
+	go func() { defer close(retagDone); s.retagLoop(ctx) }()
 	stdio := server.NewStdioServer(s.mcp)
 	stdio.SetErrorLogger(slog.NewLogLogger(s.log.Handler(), slog.LevelError))
 	err := stdio.Listen(ctx, in, out)
 	cancel()
 	<-done
+	<-retagDone
 	if cerr := s.keeper.Close(); cerr != nil {
 		s.log.Warn("close vault", "err", cerr)
 	}
