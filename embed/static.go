@@ -40,7 +40,11 @@ var bundledStatic = sync.OnceValues(func() (Encoder, error) {
 	}
 	var pin [32]byte
 	copy(pin[:], sum)
-	return openStatic(staticModelFile, StaticModelName, pin)
+	enc, err := openStatic(staticModelFile, StaticModelName, pin)
+	if err == nil {
+		enc.(*staticEncoder).rows = newRowCache(staticModelFile)
+	}
+	return enc, err
 })
 
 // OpenStaticBytes loads a static model from the bytes of a model file (see
@@ -74,6 +78,7 @@ func openStatic(file, name string, pin [32]byte) (Encoder, error) {
 type staticEncoder struct {
 	v    *staticView
 	info ModelInfo
+	rows *rowCache // the bundled model only: see [KeepStaticModelSmall]
 }
 
 func (e *staticEncoder) Info() ModelInfo { return e.info }
@@ -111,20 +116,22 @@ func (e *staticEncoder) EmbedQuery(text string) ([]float32, error) {
 func (e *staticEncoder) pool(words []string) []float32 {
 	v := e.v
 	sum := make([]float32, v.dim)
+	missed := false
 	for _, w := range words {
 		if i, ok := v.index[w]; ok {
-			addInt8(sum, v.wordVecs[int(i)*v.dim:int(i+1)*v.dim], v.coef[i])
+			addInt8(sum, e.rows.row(int(i), v.wordVecs, int(i), v.dim, &missed), v.coef[i])
 			continue
 		}
-		e.addUnknown(sum, w)
+		e.addUnknown(sum, w, &missed)
 	}
+	e.rows.settle(missed)
 	normalise(sum)
 	return sum
 }
 
 // addUnknown adds an out-of-vocabulary word as the mean of its character
 // n-gram bucket vectors, weighted by the model's OOV weight.
-func (e *staticEncoder) addUnknown(sum []float32, w string) {
+func (e *staticEncoder) addUnknown(sum []float32, w string, missed *bool) {
 	v := e.v
 	if v.buckets == 0 || v.oovWeight == 0 {
 		return
@@ -142,7 +149,7 @@ func (e *staticEncoder) addUnknown(sum []float32, w string) {
 	}
 	share := v.oovWeight / float32(n)
 	for _, b := range grams[:n] {
-		addInt8(sum, v.bucketVecs[b*v.dim:(b+1)*v.dim], share*v.bucketScale[b])
+		addInt8(sum, e.rows.row(len(v.coef)+b, v.bucketVecs, b, v.dim, missed), share*v.bucketScale[b])
 	}
 }
 

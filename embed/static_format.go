@@ -30,6 +30,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -151,7 +152,9 @@ func parseStatic(b string) (*staticView, error) {
 		return nil, fmt.Errorf("%w: length %d, header implies %d", ErrBadStaticModel, len(b), want)
 	}
 	var err error
-	if v.index, err = parseWordTable(b[staticHeaderSize:staticHeaderSize+tableLen], nw); err != nil {
+	// The index's keys are cut from a copy of the table, so looking a
+	// word up never touches the model's mapped pages (see static_rows.go).
+	if v.index, err = parseWordTable(strings.Clone(b[staticHeaderSize:staticHeaderSize+tableLen]), nw); err != nil {
 		return nil, err
 	}
 	off := staticHeaderSize + tableLen

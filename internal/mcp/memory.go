@@ -3,6 +3,8 @@ package mcp
 import (
 	"os"
 	"runtime/debug"
+
+	"github.com/compartment/compartment/embed"
 )
 
 // serverGCPercent is the server's GOGC. A server is a long-lived process
@@ -13,10 +15,13 @@ import (
 // live heap. GOGC in the environment still wins.
 const serverGCPercent = 25
 
-func tuneGC() {
+// tuneMemory sets the server's GOGC and keeps the bundled model's
+// resident pages to the rows in use (embed.KeepStaticModelSmall).
+func tuneMemory() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(serverGCPercent)
 	}
+	embed.KeepStaticModelSmall()
 }
 
 // releaseOpenGarbage hands the memory an open used and no longer needs

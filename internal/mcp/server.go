@@ -68,7 +68,7 @@ func New(opts Options) *Server {
 	if opts.Caller == "" {
 		opts.Caller = "user"
 	}
-	tuneGC()
+	tuneMemory()
 	s := &Server{opts: opts, log: opts.Log, started: time.Now()}
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
