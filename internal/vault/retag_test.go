@@ -29,8 +29,8 @@ func TestRetagNorthwindBecomesHarbour(t *testing.T) {
 	}
 	n := h.store(v, StoreRequest{Text: "Northwind invoices are due on the first Monday of the month"}).ID
 	var nw []string
-	for i := range 3 {
-		res := h.store(v, StoreRequest{Text: fmt.Sprintf("Northwind invoices for %s are due on the first Monday of the month", []string{"design", "legal", "sales"}[i]), Tags: []string{"northwind"}})
+	for i := range 6 {
+		res := h.store(v, StoreRequest{Text: fmt.Sprintf("Northwind invoices for %s are due on the first Monday of the month", []string{"design", "legal", "sales", "support", "research", "hiring"}[i]), Tags: []string{"northwind"}})
 		if !res.Stored {
 			t.Fatalf("not stored: %+v", res)
 		}
