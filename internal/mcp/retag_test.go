@@ -57,9 +57,10 @@ func TestBackgroundRetagPass(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range 12 {
-		if _, err := v.Store(vault.StoreRequest{Text: fmt.Sprintf("The Harbour client wants figures before conclusions in report %d", i), Source: "from chat", Tags: []string{"harbour"}}); err != nil {
-			t.Fatal(err)
+	for _, kind := range []string{"quarterly", "annual", "audit", "budget", "sales", "marketing", "board", "safety", "hiring", "travel", "legal", "design"} {
+		res, err := v.Store(vault.StoreRequest{Text: fmt.Sprintf("The Harbour client wants figures before conclusions in the %s report", kind), Source: "from chat", Tags: []string{"harbour"}})
+		if err != nil || !res.Stored {
+			t.Fatalf("store: %+v %v", res, err)
 		}
 	}
 	status := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"memory_status","arguments":{}}}`
