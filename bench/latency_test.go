@@ -62,7 +62,7 @@ func TestBenchTableThroughTheBinary(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, v := range map[string]float64{
-		"init": rep.InitMs, "open offline": rep.OpenOfflineMs, "search p50": rep.SearchP50Ms,
+		"init": rep.InitMs, "open offline": rep.OpenOfflineMs, "open": rep.OpenMs, "search p50": rep.SearchP50Ms,
 		"mcp search p50": rep.MCPSearchP50Ms, "server rss": rep.ServerRSSMB, "daemon rss": rep.DaemonRSSLoadedMB,
 		"daemon rss after": rep.DaemonRSSBatchesMB, "store p50": rep.StoreP50Ms, "exact p50": rep.Exact.P50Ms,
 		"hnsw p50": rep.HNSW.P50Ms,

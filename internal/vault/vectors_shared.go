@@ -2,7 +2,6 @@ package vault
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/compartment/compartment/internal/search"
 )
@@ -49,14 +48,8 @@ func (v *Vectors) shareWithIndex(engine *search.Engine, doc uint32) {
 		return
 	}
 	n := len(v.I8)
-	got, scales, ok := engine.Int8Windows(doc, n)
-	if !ok || !slices.Equal(scales, v.Scales) {
+	if !engine.HoldsInt8Windows(doc, v.I8, v.Scales) {
 		return
-	}
-	for w := range n {
-		if !slices.Equal(got[w], v.I8[w]) {
-			return
-		}
 	}
 	v.I8, v.Scales, v.windows = nil, nil, n
 	v.inIndex = func() ([][]int8, []float32, bool) { return engine.Int8Windows(doc, n) }
