@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"os"
+	"runtime"
 	"runtime/debug"
 
 	"github.com/compartment/compartment/embed"
@@ -32,4 +33,26 @@ func tuneMemory() {
 func releaseOpenGarbage() {
 	debug.FreeOSMemory()
 	embed.PageOutCode()
+	setMemoryLimit()
 }
+
+// setMemoryLimit sets a soft limit (debug.SetMemoryLimit) just above what
+// GOGC lets the heap grow to from the live heap measured now, so the
+// runtime hands freed pages back to the OS promptly instead of keeping a
+// high-water mark resident. It is a soft limit: a heap that outgrows it
+// (many stores since the open) only makes collection more frequent, and
+// it is measured again at every open and sweep. GOMEMLIMIT in the
+// environment still wins.
+func setMemoryLimit() {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	inUse := m.Sys - m.HeapReleased // what the runtime holds now, live heap included
+	debug.SetMemoryLimit(int64(inUse + m.HeapAlloc*serverGCPercent/100 + memoryLimitSlack))
+}
+
+// memoryLimitSlack is room above the heap goal for stacks, buffers and the
+// scratch of concurrent calls.
+const memoryLimitSlack = 6 << 20

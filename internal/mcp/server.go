@@ -198,6 +198,7 @@ func (s *Server) sweep(v *vault.Vault, why string) {
 		return
 	}
 	ids, err := v.Expire()
+	setMemoryLimit()
 	s.mu.Lock()
 	s.lastSweep = time.Now()
 	s.swept += len(ids)
