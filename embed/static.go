@@ -118,7 +118,7 @@ func (e *staticEncoder) pool(words []string) []float32 {
 	sum := make([]float32, v.dim)
 	missed := false
 	for _, w := range words {
-		if i, ok := v.index[w]; ok {
+		if i, ok := v.index.lookup(w); ok {
 			addInt8(sum, e.rows.row(int(i), v.wordVecs, int(i), v.dim, &missed), v.coef[i])
 			continue
 		}
