@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/compartment/compartment/internal/search"
 	"github.com/compartment/compartment/simd"
 )
 
@@ -28,9 +29,10 @@ type Vectors struct {
 
 	// A record's int8 windows, once indexed, live only in the search
 	// engine (see vectors_shared.go): I8 and Scales are then nil, windows
-	// counts them, and inIndex reads them back.
+	// counts them, and they are read back from engine under doc.
 	windows int
-	inIndex func() ([][]int8, []float32, bool)
+	doc     uint32
+	engine  *search.Engine
 }
 
 // Len is the number of windows.
@@ -38,7 +40,7 @@ func (v *Vectors) Len() int {
 	switch {
 	case v.F32 != nil:
 		return len(v.F32)
-	case v.inIndex != nil:
+	case v.engine != nil:
 		return v.windows
 	}
 	return len(v.I8)

@@ -22,10 +22,10 @@ import (
 // no longer holds is a bug: it panics rather than write a record without
 // its vectors.
 func (v *Vectors) int8Windows() ([][]int8, []float32) {
-	if v.inIndex == nil {
+	if v.engine == nil {
 		return v.I8, v.Scales
 	}
-	i8, scales, ok := v.inIndex()
+	i8, scales, ok := v.engine.Int8Windows(v.doc, v.windows)
 	if !ok {
 		panic(fmt.Sprintf("vault: a record's %d windows are neither in the record nor in the index", v.windows))
 	}
@@ -34,23 +34,22 @@ func (v *Vectors) int8Windows() ([][]int8, []float32) {
 
 // reclaim takes the windows back from the index, before it drops them.
 func (v *Vectors) reclaim() {
-	if v == nil || v.inIndex == nil {
+	if v == nil || v.engine == nil {
 		return
 	}
 	v.I8, v.Scales = v.int8Windows()
-	v.inIndex, v.windows = nil, 0
+	v.engine, v.doc, v.windows = nil, 0, 0
 }
 
 // shareWithIndex gives up the record's copy of its int8 windows when the
 // engine holds exactly the same codes and scales under doc.
 func (v *Vectors) shareWithIndex(engine *search.Engine, doc uint32) {
-	if v == nil || v.F32 != nil || v.inIndex != nil || len(v.I8) == 0 {
+	if v == nil || v.F32 != nil || v.engine != nil || len(v.I8) == 0 {
 		return
 	}
 	n := len(v.I8)
 	if !engine.HoldsInt8Windows(doc, v.I8, v.Scales) {
 		return
 	}
-	v.I8, v.Scales, v.windows = nil, nil, n
-	v.inIndex = func() ([][]int8, []float32, bool) { return engine.Int8Windows(doc, n) }
+	v.I8, v.Scales, v.windows, v.doc, v.engine = nil, nil, n, doc, engine
 }
