@@ -72,7 +72,7 @@ func (c *AtomizeCmd) apply(app *App, v *vault.Vault) error {
 	}
 	defer f.Close()
 	bar := newProgress(app.Stderr, "embedding pieces", 0)
-	res, err := v.ApplyAtomize(f, func(done, total int) { bar.total = total; bar.set(done) })
+	res, err := v.ApplyAtomize(f, bar.report)
 	bar.done()
 	if err != nil {
 		return err

@@ -31,7 +31,7 @@ func (c *OpinionsAuditCmd) Run(app *App) error {
 	defer v.Close()
 	bar := newProgress(app.Stderr, "comparing opinions", 0)
 	rep, err := v.OpinionsAudit(vault.OpinionsAuditOptions{Threshold: c.Threshold, NoBackfill: c.NoBackfill, KeepNewest: c.KeepNewest,
-		Progress: func(done, total int) { bar.total = total; bar.set(done) }})
+		Progress: bar.report})
 	bar.done()
 	if err != nil {
 		return err

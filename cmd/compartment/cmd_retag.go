@@ -22,7 +22,7 @@ func (c *RetagCmd) Run(app *App) error {
 	defer v.Close()
 	bar := newProgress(app.Stderr, "retagging", 0)
 	rep, err := v.Retag(vault.RetagOptions{DryRun: c.DryRun, Prune: c.Prune || v.Config().Settings.RetagPrune,
-		Progress: func(done, total int) { bar.total = total; bar.set(done) }})
+		Progress: bar.report})
 	bar.done()
 	if err != nil {
 		return err

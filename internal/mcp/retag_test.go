@@ -37,18 +37,7 @@ func TestBackgroundRetagPass(t *testing.T) {
 			return vault.Open(f.vault, vault.Options{Unlock: u, Encoder: enc})
 		},
 	})
-	in, keepOpen := io.Pipe()
-	defer keepOpen.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ctx, in, io.Discard) }()
-	defer func() {
-		cancel()
-		keepOpen.Close()
-		if err := <-served; err != nil {
-			t.Errorf("serve: %v", err)
-		}
-	}()
+	ctx := serveInProcess(t, srv)
 	v, err := srv.Keeper().Vault()
 	if err != nil {
 		t.Fatal(err)
@@ -79,4 +68,22 @@ func TestBackgroundRetagPass(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// serveInProcess runs srv on a pipe nobody writes to until the test ends,
+// then stops it and checks it stopped cleanly.
+func serveInProcess(t *testing.T, srv *mcp.Server) context.Context {
+	t.Helper()
+	in, keepOpen := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx, in, io.Discard) }()
+	t.Cleanup(func() {
+		cancel()
+		keepOpen.Close()
+		if err := <-served; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	})
+	return ctx
 }
