@@ -294,7 +294,7 @@ func (r LatencyReport) WriteText(w io.Writer) error {
 	row(fmt.Sprintf("vector search, %d HNSW (recall@10 %.3f) p50 / p95", r.HNSW.N, r.HNSW.Recall), fmt.Sprintf("%.3f / %.3f ms", r.HNSW.P50Ms, r.HNSW.P95Ms), "")
 	row(fmt.Sprintf("hybrid search at %d, in process, median / p95", r.Records), fmt.Sprintf("%.2f / %.2f ms", r.SearchP50Ms, r.SearchP95Ms), specFigures["search"])
 	row(fmt.Sprintf("hybrid search at %d, through MCP, median / p95", r.Records), fmt.Sprintf("%.2f / %.2f ms", r.MCPSearchP50Ms, r.MCPSearchP95Ms), specFigures["search"])
-	row(fmt.Sprintf("embedding daemon RSS (%s): loaded / after 2×64 long windows", r.DaemonModel), fmt.Sprintf("%.1f / %.1f MB", r.DaemonRSSLoadedMB, r.DaemonRSSBatchesMB), specFigures["daemon"])
+	row(fmt.Sprintf("embedding daemon RSS (%s): loaded / after 2 batches of 64 long texts (%d windows each)", r.DaemonModel, r.DaemonBatchWindows), fmt.Sprintf("%.1f / %.1f MB", r.DaemonRSSLoadedMB, r.DaemonRSSBatchesMB), specFigures["daemon"])
 	row(fmt.Sprintf("MCP server RSS at %d (peak)", r.Records), fmt.Sprintf("%.1f MB (%.1f)", r.ServerRSSMB, r.ServerPeakMB), specFigures["server"])
 	row("store one memory (embed + seal + fsync) p50 / p95", fmt.Sprintf("%.2f / %.2f ms", r.StoreP50Ms, r.StoreP95Ms), "")
 	row("binary size", fmt.Sprintf("%.1f MB", float64(r.BinaryBytes)/1e6), "")

@@ -107,14 +107,16 @@ func (p benchProcs) measureServer(path string, queries []string, rep *LatencyRep
 	return nil
 }
 
-// Long windows for the daemon: about 440 model tokens each, so every text
-// fills one full window of the encoder.
+// Long windows for the daemon: 50 generated claims make about 445 words,
+// which fills one 448-token window of the bundled model (word tokens) and
+// spills into a second for a sub-word model.
 func longWindowTexts(n int) []string {
-	claims := GenerateClaims(3, n*12)
+	const perText = 50
+	claims := GenerateClaims(3, n*perText)
 	out := make([]string, n)
 	for i := range out {
 		var b strings.Builder
-		for _, c := range claims[i*12 : (i+1)*12] {
+		for _, c := range claims[i*perText : (i+1)*perText] {
 			b.WriteString(c.Text)
 			b.WriteString(". ")
 		}
