@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 )
 
 // TestReplayedVectorsLiveInTheIndexOnly opens a vault and checks that its
@@ -11,8 +12,20 @@ import (
 // needs them still gets them byte for byte, and that a record the index
 // lets go of (superseded, retagged) keeps them in the file.
 func TestReplayedVectorsLiveInTheIndexOnly(t *testing.T) {
+	for _, threshold := range []int{0, 10} { // default (exact), and HNSW built in the background
+		t.Run(fmt.Sprintf("hnsw_threshold=%d", threshold), func(t *testing.T) { replayedVectors(t, threshold) })
+	}
+}
+
+func replayedVectors(t *testing.T, threshold int) {
 	h := newHarness(t, bowEncoder{})
 	v := h.open("user")
+	if threshold > 0 {
+		v.Config().Settings.HNSWThreshold = threshold
+		if err := v.Config().Save(h.path); err != nil {
+			t.Fatal(err)
+		}
+	}
 	var ids []string
 	for i := range 40 {
 		ids = append(ids, h.store(v, StoreRequest{Text: fmt.Sprintf("Harbour note %d: the invoice for week %d goes to finance", i, i), Tags: []string{"harbour"}}).ID)
@@ -48,6 +61,7 @@ func TestReplayedVectorsLiveInTheIndexOnly(t *testing.T) {
 	if _, err := v.Forget(ids[1], false); err != nil {
 		t.Fatal(err)
 	}
+	time.Sleep(50 * time.Millisecond) // let a background graph build catch up and swap in
 	hits, err := v.Search(SearchRequest{Query: "invoice for week 7 goes to finance", TopK: 3})
 	if err != nil || len(hits) == 0 || hits[0].ID != ids[7] {
 		t.Fatalf("search after the index keeps the vectors: %v %v", hits, err)
