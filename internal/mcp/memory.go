@@ -41,7 +41,7 @@ func releaseOpenGarbage() {
 // runtime hands freed pages back to the OS promptly instead of keeping a
 // high-water mark resident. It is a soft limit: a heap that outgrows it
 // (many stores since the open) only makes collection more frequent, and
-// it is measured again at every open and sweep. GOMEMLIMIT in the
+// it is measured again at every open, sweep and write. GOMEMLIMIT in the
 // environment still wins.
 func setMemoryLimit() {
 	if os.Getenv("GOMEMLIMIT") != "" {

@@ -48,6 +48,7 @@ func (s *Server) retagLoop(ctx context.Context) {
 
 func (s *Server) retag(v *vault.Vault, prune bool) {
 	rep, err := v.Retag(vault.RetagOptions{Prune: prune})
+	setMemoryLimit()
 	if err != nil {
 		s.log.Warn("retag pass failed", "err", err)
 		return

@@ -260,6 +260,9 @@ func (s *Server) wrap(d toolDef) server.ToolHandlerFunc {
 			if v, err = s.keeper.Vault(); err == nil {
 				s.sweepIfDue(v)
 				out, err = d.run(v, args)
+				if !d.readOnly {
+					setMemoryLimit() // a write may have grown the live heap
+				}
 			}
 		}
 		s.log.Debug("tool call", "tool", d.name, "ms", time.Since(start).Milliseconds(), "err", err)
