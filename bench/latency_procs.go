@@ -107,11 +107,11 @@ func (p benchProcs) measureServer(path string, queries []string, rep *LatencyRep
 	return nil
 }
 
-// Long windows for the daemon: 48 generated claims make about 425 words,
+// Long windows for the daemon: 40 generated claims make about 360 words,
 // which fills one 448-token window of the bundled model (word tokens) and
 // spills into a second for a sub-word model.
 func longWindowTexts(n int) []string {
-	const perText = 48
+	const perText = 40
 	claims := GenerateClaims(3, n*perText)
 	out := make([]string, n)
 	for i := range out {
