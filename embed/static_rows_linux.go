@@ -11,9 +11,3 @@ func dropPages(s string) {
 		unix.Syscall(unix.SYS_MADVISE, start, n, unix.MADV_DONTNEED)
 	}
 }
-
-// PageOutCode asks the kernel to reclaim this process's private read-only
-// file pages (code and constants) now, as the daemon does after loading:
-// start-up and a first replay touch far more of them than serving does,
-// and the pages serving needs come back on their next use.
-func PageOutCode() { pageOutReadOnly() }

@@ -4,6 +4,3 @@ package embed
 
 // dropPages is Linux-only; elsewhere the model's pages stay mapped.
 func dropPages(string) {}
-
-// PageOutCode is Linux-only.
-func PageOutCode() {}

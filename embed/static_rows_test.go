@@ -75,3 +75,21 @@ func TestKeepStaticModelSmall(t *testing.T) {
 		t.Errorf("%d kB of the model still mapped with the cache (%d kB without), want the pages dropped", with, without)
 	}
 }
+
+func TestOutsideModel(t *testing.T) {
+	ms, n := pagesWithin(staticModelFile, 4096)
+	me := ms + n
+	for _, tc := range []struct {
+		start, end uintptr
+		want       [][2]uintptr
+	}{
+		{ms - 8192, me + 4096, [][2]uintptr{{ms - 8192, ms}, {me, me + 4096}}},
+		{ms, me, nil},
+		{me, me + 4096, [][2]uintptr{{me, me + 4096}}},
+		{ms - 4096, ms + 4096, [][2]uintptr{{ms - 4096, ms}}},
+	} {
+		if got := outsideModel(tc.start, tc.end); !slices.Equal(got, tc.want) {
+			t.Errorf("outsideModel(%x, %x) = %x, want %x", tc.start, tc.end, got, tc.want)
+		}
+	}
+}

@@ -29,10 +29,8 @@ func tuneMemory() {
 // (the decrypted file, decoded frames, index build scratch) back to the
 // OS at once, instead of letting the scavenger return it over minutes:
 // opening a 20,000-memory vault peaks at about twice its live heap.
-// The code and constants start-up and the replay touched go too.
 func releaseOpenGarbage() {
 	debug.FreeOSMemory()
-	embed.PageOutCode()
 	setMemoryLimit()
 }
 
