@@ -31,6 +31,28 @@ func pageOutReadOnly() {
 			continue
 		}
 		// Advice only: failure (an old kernel) leaves things as they were.
-		unix.Syscall(unix.SYS_MADVISE, uintptr(start), uintptr(end-start), unix.MADV_PAGEOUT)
+		for _, r := range outsideModel(uintptr(start), uintptr(end)) {
+			unix.Syscall(unix.SYS_MADVISE, r[0], r[1]-r[0], unix.MADV_PAGEOUT)
+		}
 	}
+}
+
+// outsideModel splits [start, end) around the bundled model's pages: paging
+// those out would evict them from the page cache, and every row read after
+// it would go to the disk (the row cache drops the model's pages from the
+// process without evicting them, see static_rows.go).
+func outsideModel(start, end uintptr) [][2]uintptr {
+	ms, n := pagesWithin(staticModelFile, uintptr(unix.Getpagesize()))
+	me := ms + n
+	if n == 0 || me <= start || ms >= end {
+		return [][2]uintptr{{start, end}}
+	}
+	var out [][2]uintptr
+	if start < ms {
+		out = append(out, [2]uintptr{start, ms})
+	}
+	if me < end {
+		out = append(out, [2]uintptr{me, end})
+	}
+	return out
 }

@@ -87,6 +87,8 @@ func openBundledModel(name, file, recordedSum, calibration string) (Encoder, err
 		return nil, err
 	}
 	enc.info.Calibration = cal
+	// A bundled model's rows are read through a small cache (static_rows.go).
+	enc.rows = newRowCache(file)
 	return enc, nil
 }
 
@@ -128,6 +130,7 @@ func openStatic(file, name string, pin [32]byte) (*staticEncoder, error) {
 type staticEncoder struct {
 	v    *staticView
 	info ModelInfo
+	rows *rowCache // the bundled model only: see [KeepStaticModelSmall]
 }
 
 func (e *staticEncoder) Info() ModelInfo { return e.info }
@@ -165,17 +168,19 @@ func (e *staticEncoder) EmbedQuery(text string) ([]float32, error) {
 func (e *staticEncoder) pool(words []string) []float32 {
 	v := e.v
 	sum := make([]float32, v.dim)
+	missed := false
 	for _, w := range words {
-		if i, ok := v.index[w]; ok {
-			addInt8(sum, v.wordVecs[int(i)*v.dim:int(i+1)*v.dim], v.coef[i])
+		if i, ok := v.index.lookup(w); ok {
+			addInt8(sum, e.rows.row(int(i), v.wordVecs, int(i), v.dim, &missed), v.coef[i])
 			continue
 		}
 		if v.idWeight > 0 && hasDigit(w) {
 			addIdentifier(sum, w, v.idWeight)
 			continue
 		}
-		e.addUnknown(sum, w)
+		e.addUnknown(sum, w, &missed)
 	}
+	e.rows.settle(missed)
 	normalise(sum)
 	return sum
 }
@@ -225,7 +230,7 @@ func identifierCoord(h *uint64) float32 {
 
 // addUnknown adds an out-of-vocabulary word as the mean of its character
 // n-gram bucket vectors, weighted by the model's OOV weight.
-func (e *staticEncoder) addUnknown(sum []float32, w string) {
+func (e *staticEncoder) addUnknown(sum []float32, w string, missed *bool) {
 	v := e.v
 	if v.buckets == 0 || v.oovWeight == 0 {
 		return
@@ -243,7 +248,7 @@ func (e *staticEncoder) addUnknown(sum []float32, w string) {
 	}
 	share := v.oovWeight / float32(n)
 	for _, b := range grams[:n] {
-		addInt8(sum, v.bucketVecs[b*v.dim:(b+1)*v.dim], share*v.bucketScale[b])
+		addInt8(sum, e.rows.row(len(v.coef)+b, v.bucketVecs, b, v.dim, missed), share*v.bucketScale[b])
 	}
 }
 

@@ -81,6 +81,9 @@ type QueryTerm struct {
 // Hit is one record the literal channel found.
 type Hit struct {
 	Doc uint32
+	// slot is the record's slot in the index that found it, so looking
+	// the hit up again needs no map access (it fills Doc's padding).
+	slot uint32
 	// PLex is the share of the query's information the record accounts
 	// for, capped at 0.999 (rank.PLex).
 	PLex float64
@@ -165,7 +168,7 @@ func (r *Result) FindAll(docs []uint32) []Found {
 	}
 	var asked []Hit // the hits of the records asked for
 	for _, h := range r.hits {
-		if s := r.x.docs[h.Doc]; sc.stamp[s] == gen {
+		if s := h.slot; sc.stamp[s] == gen {
 			out[sc.where[s]] = Found{Hit: h, OK: true}
 			asked = append(asked, h)
 		}
@@ -193,7 +196,7 @@ func (r *Result) FindAll(docs []uint32) []Found {
 	preceding := 0
 	for k, h := range asked {
 		preceding += before[k]
-		out[sc.where[r.x.docs[h.Doc]]].Rank = preceding + 1
+		out[sc.where[h.slot]].Rank = preceding + 1
 	}
 	return out
 }
@@ -638,7 +641,7 @@ func (x *Index) collect(r *Result, sc *searchScratch) {
 			continue
 		}
 		if p := rank.PLex(a.num, r.TotalInfo); p > 0 {
-			r.hits = append(r.hits, Hit{Doc: x.slots[s].doc, PLex: p, BM25: a.bm, Matched: a.mask, All: a.mask == all})
+			r.hits = append(r.hits, Hit{Doc: x.slots[s].doc, slot: s, PLex: p, BM25: a.bm, Matched: a.mask, All: a.mask == all})
 		}
 	}
 	if len(r.hits) == 0 {

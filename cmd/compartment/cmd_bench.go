@@ -2,7 +2,9 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"os"
 
 	"github.com/compartment/compartment/bench"
 	"github.com/compartment/compartment/embed"
@@ -18,6 +20,10 @@ type BenchCmd struct {
 	Model       string `help:"With --longmemeval or --claims: the embedding model (default: the vault's default model)." placeholder:"NAME|PATH"`
 	Claims      string `help:"Everyday recall and store decisions on a claims file (memories, questions, store pairs; see the README), through the product's own search and store in a throw-away vault." placeholder:"FILE"`
 	Verbose     bool   `help:"With --claims: list the questions whose memory did not come first."`
+	Records     int    `help:"Without a flag: memories in the latency table's vault." default:"20000"`
+	Searches    int    `help:"Latency table: timed searches." hidden:""`
+	Stores      int    `help:"Latency table: timed stores." hidden:""`
+	VectorN     int    `help:"Latency table: vectors in the exact and HNSW rows." hidden:"" name:"vector-n"`
 	JSON        bool   `help:"Print the report as JSON." name:"json"`
 }
 
@@ -58,7 +64,7 @@ func (c *BenchCmd) Run(app *App) error {
 		}
 		return rep.WriteText(app.Stdout)
 	}
-	return errors.New("choose a benchmark: --vectors, --longmemeval PATH|VARIANT or --claims FILE")
+	return c.latency(app)
 }
 
 // encoder opens the embedding model a retrieval benchmark runs with; nil
@@ -68,4 +74,35 @@ func (c *BenchCmd) encoder() (embed.Encoder, error) {
 		return nil, nil
 	}
 	return openEncoder(c.Model)
+}
+
+// latency runs the spec's latency table (no flag given).
+func (c *BenchCmd) latency(app *App) error {
+	if c.Million || c.Limit != 0 || c.Literal {
+		return errors.New("--million goes with --vectors, and --limit goes with --longmemeval, --literal with --longmemeval or --claims")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("bench: find this program: %w", err)
+	}
+	bar := newProgress(app.Stderr, "", 0)
+	rep, err := bench.RunLatency(bench.LatencyOptions{
+		Records: c.Records, Searches: c.Searches, Stores: c.Stores, VectorN: c.VectorN,
+		Exe: exe, Model: c.Model, Log: app.Stderr,
+		Progress: func(label string, done, total int) {
+			bar.label, bar.total = label, total
+			bar.set(done)
+			if done >= total {
+				bar.done()
+			}
+		},
+	})
+	bar.done()
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		return printJSON(app.Stdout, rep)
+	}
+	return rep.WriteText(app.Stdout)
 }

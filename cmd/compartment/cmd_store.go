@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/compartment/compartment/internal/vault"
@@ -123,12 +124,13 @@ func printRecord(app *App, r *vault.Record) {
 	row("discovered", r.Discovered)
 	row("created", r.Created.Format("2006-01-02 15:04:05Z"))
 	row("namespace", r.Namespace)
-	row("tags", strings.Join(r.Tags, ", "))
+	row("tags", tagsWithOrigin(r))
 	row("importance", fmt.Sprintf("%.2f", r.Importance))
 	row("kind", r.Kind)
 	row("expires", r.Expires)
 	row("supersedes", strings.Join(r.Supersedes, ", "))
 	row("superseded_by", r.SupersededBy)
+	row("split_into", strings.Join(r.SplitInto, ", "))
 	if r.Quarantined {
 		row("quarantined", "yes: the content came from an untrusted source")
 	}
@@ -161,4 +163,17 @@ func (c *ForgetCmd) Run(app *App) error {
 		fmt.Fprintf(app.Stdout, "forgot %s (use --shred to destroy it in the file at once)\n", id)
 	}
 	return nil
+}
+
+// tagsWithOrigin lists r's tags, marking those a retag pass inferred.
+func tagsWithOrigin(r *vault.Record) string {
+	inferred := r.InferredTags()
+	out := make([]string, len(r.Tags))
+	for i, t := range r.Tags {
+		out[i] = t
+		if slices.Contains(inferred, t) {
+			out[i] += " (inferred)"
+		}
+	}
+	return strings.Join(out, ", ")
 }

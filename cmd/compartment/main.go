@@ -56,7 +56,10 @@ type CLI struct {
 	EmbedDaemon EmbedDaemonCmd `cmd:"" name:"embed-daemon" help:"The shared embedding daemon: run, status, stop."`
 	Setup       SetupCmd       `cmd:"" help:"One-time installation steps (download-model, download-longmemeval, airgap-bundle)."`
 	Reindex     ReindexCmd     `cmd:"" help:"Embed records with the current model, or switch model (--model)."`
-	Bench       BenchCmd       `cmd:"" help:"Benchmarks: --vectors, --longmemeval."`
+	Atomize     AtomizeCmd     `cmd:"" help:"Split memories that are not one claim: --out FILE --plaintext, then --apply PLAN."`
+	Opinions    OpinionsCmd    `cmd:"" help:"Opinion upkeep: audit overlapping live opinions."`
+	Retag       RetagCmd       `cmd:"" help:"Give memories the tags their nearest neighbours carry (--prune, --dry-run)."`
+	Bench       BenchCmd       `cmd:"" help:"Benchmarks: the latency table (no flag), --vectors, --longmemeval, --claims."`
 
 	Integrate    IntegrateCmd    `cmd:"" help:"Wire MCP clients to the vault: claude, hermes, openclaw, codex, ... (--list, --all)."`
 	Hook         HookCmd         `cmd:"" help:"Claude Code's capture hook: install, uninstall, status, capture."`

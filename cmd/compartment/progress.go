@@ -43,6 +43,13 @@ func (p *progress) set(done int) {
 	fmt.Fprintf(p.w, "\r%s [%s] %3.0f%% %d/%d", p.label, bar, frac*100, done, p.total)
 }
 
+// report shows done out of total, for callbacks that learn the total as
+// they go (func(done, total int)).
+func (p *progress) report(done, total int) {
+	p.total = total
+	p.set(done)
+}
+
 // done clears the line.
 func (p *progress) done() {
 	if p.on {

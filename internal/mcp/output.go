@@ -26,6 +26,7 @@ type memoryOut struct {
 	Expires      string   `json:"expires,omitempty"`
 	Supersedes   []string `json:"supersedes,omitempty"`
 	SupersededBy string   `json:"superseded_by,omitempty"`
+	SplitInto    []string `json:"split_into,omitempty"`
 	Live         bool     `json:"live"`
 	Quarantined  bool     `json:"quarantined,omitempty"`
 	Warning      string   `json:"warning,omitempty"`
@@ -38,7 +39,7 @@ func memoryOf(r *vault.Record) memoryOut {
 		ID: r.ID, Text: r.Stamped(), Source: r.Source, Discovered: r.Discovered,
 		Created: stamp(r.Created), Namespace: r.Namespace, Tags: r.Tags, Importance: r.Importance,
 		Kind: r.Kind, Expires: r.Expires, Supersedes: r.Supersedes, SupersededBy: r.SupersededBy,
-		Live: r.Live(), Quarantined: r.Quarantined, Caller: r.Caller,
+		SplitInto: r.SplitInto, Live: r.Live(), Quarantined: r.Quarantined, Caller: r.Caller,
 	}
 	if m.Tags == nil {
 		m.Tags = []string{}

@@ -1,10 +1,8 @@
 package mcp_test
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -46,18 +44,7 @@ func TestPeriodicSweepRemovesExpired(t *testing.T) {
 			return vault.Open(f.vault, vault.Options{Unlock: u, Now: clk.now})
 		},
 	})
-	in, keepOpen := io.Pipe()
-	defer keepOpen.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ctx, in, io.Discard) }()
-	defer func() {
-		cancel()
-		keepOpen.Close()
-		if err := <-served; err != nil {
-			t.Errorf("serve: %v", err)
-		}
-	}()
+	ctx := serveInProcess(t, srv)
 
 	v, err := srv.Keeper().Vault()
 	if err != nil {

@@ -75,9 +75,9 @@ func decodeAudit(body []byte) (*AuditEntry, error) {
 		case audTime:
 			e.Time, err = readTime(v)
 		case audCaller:
-			e.Caller = string(v)
+			e.Caller = interned(v)
 		case audOp:
-			e.Op = string(v)
+			e.Op = interned(v)
 		case audTarget:
 			e.Target = string(v)
 		case audPrev:

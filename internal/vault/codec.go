@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"math"
 	"time"
+	"unique"
 )
 
 // bodyVersion is the item body layout version. Part of the format: do not
@@ -102,6 +103,13 @@ func (r *fieldReader) next() (tag uint64, val []byte, ok bool) {
 	return tag, val, true
 }
 
+// interned returns v as a string shared with every other field of the
+// same value: a vault's records repeat a handful of sources, namespaces,
+// kinds, callers, dates and tags thousands of times, and an open vault
+// keeps every record in RAM (unique.Make holds them weakly, so a value no
+// record uses any more is collected).
+func interned(v []byte) string { return unique.Make(string(v)).Value() }
+
 func readU64(v []byte) (uint64, error) {
 	if len(v) != 8 {
 		return 0, fmt.Errorf("%w: want 8 bytes, have %d", errBody, len(v))
@@ -141,6 +149,7 @@ const (
 	recSeq          = 15
 	recReference    = 16
 	recTagOrigin    = 17
+	recSplitInto    = 18
 	recVectors      = 32
 )
 
@@ -164,6 +173,7 @@ func encodeRecord(r *Record) []byte {
 	w.u64(recSeq, r.Seq)
 	w.flag(recReference, r.Reference)
 	w.strs(recTagOrigin, r.TagsOrigin)
+	w.strs(recSplitInto, r.SplitInto)
 	if r.Vectors != nil && r.Vectors.Len() > 0 {
 		w.bytes(recVectors, r.Vectors.encode())
 	}
@@ -193,21 +203,21 @@ func (r *Record) setField(tag uint64, v []byte) (err error) {
 	case recText:
 		r.Text = string(v)
 	case recSource:
-		r.Source = string(v)
+		r.Source = interned(v)
 	case recDiscovered:
-		r.Discovered = string(v)
+		r.Discovered = interned(v)
 	case recCreated:
 		r.Created, err = readTime(v)
 	case recNamespace:
-		r.Namespace = string(v)
+		r.Namespace = interned(v)
 	case recTag:
-		r.Tags = append(r.Tags, string(v))
+		r.Tags = append(r.Tags, interned(v))
 	case recImportance:
 		r.Importance, err = readF64(v)
 	case recKind:
-		r.Kind = string(v)
+		r.Kind = interned(v)
 	case recExpires:
-		r.Expires = string(v)
+		r.Expires = interned(v)
 	case recSupersedes:
 		r.Supersedes = append(r.Supersedes, string(v))
 	case recSupersededBy:
@@ -215,7 +225,7 @@ func (r *Record) setField(tag uint64, v []byte) (err error) {
 	case recQuarantined:
 		r.Quarantined = len(v) == 1 && v[0] == 1
 	case recCaller:
-		r.Caller = string(v)
+		r.Caller = interned(v)
 	case recAffirmed:
 		r.Affirmed, err = readTime(v)
 	case recSeq:
@@ -223,7 +233,9 @@ func (r *Record) setField(tag uint64, v []byte) (err error) {
 	case recReference:
 		r.Reference = len(v) == 1 && v[0] == 1
 	case recTagOrigin:
-		r.TagsOrigin = append(r.TagsOrigin, string(v))
+		r.TagsOrigin = append(r.TagsOrigin, interned(v))
+	case recSplitInto:
+		r.SplitInto = append(r.SplitInto, string(v))
 	case recVectors:
 		r.Vectors, err = decodeVectors(v)
 	}

@@ -31,6 +31,10 @@ type Settings struct {
 	HNSWThreshold            int     `json:"hnsw_threshold"`      // records at which search moves to HNSW
 	Int8Vectors              bool    `json:"int8_vectors"`        // store vectors int8-quantised
 	Model                    string  `json:"model"`               // embedding model name or path; "" = default
+
+	// The retag pass (retag.go).
+	RetagIntervalHours int  `json:"retag_interval_hours"` // background pass while serving; 0 = off
+	RetagPrune         bool `json:"retag_prune"`          // it also removes inferred tags nothing supports
 }
 
 // DefaultSettings are what a new vault starts with.
@@ -44,6 +48,8 @@ func DefaultSettings() Settings {
 		AutoLockMinutes:          30,
 		HNSWThreshold:            20000,
 		Int8Vectors:              true,
+
+		RetagIntervalHours: 6,
 	}
 }
 
@@ -149,6 +155,9 @@ func (c *Config) Validate() error {
 	}
 	if s.AutoLockMinutes < 0 {
 		return invalidf("setting auto_lock_minutes = %d: allowed values are 0 (never) or a number of minutes", s.AutoLockMinutes)
+	}
+	if s.RetagIntervalHours < 0 {
+		return invalidf("setting retag_interval_hours = %d: allowed values are 0 (off) or a number of hours", s.RetagIntervalHours)
 	}
 	if s.HNSWThreshold < 0 {
 		return invalidf("setting hnsw_threshold = %d: allowed values are 0 (default) or a number of records", s.HNSWThreshold)

@@ -77,7 +77,15 @@ func (ix *index) build(records map[string]*Record) error {
 			docs[i].Int8, docs[i].Scales = vs.I8, vs.Scales
 		}
 	}
-	return ix.engine.AddBatch(docs)
+	if err := ix.engine.AddBatch(docs); err != nil {
+		return err
+	}
+	for i, r := range live {
+		if docs[i].Int8 != nil {
+			r.Vectors.shareWithIndex(ix.engine, docs[i].ID)
+		}
+	}
+	return nil
 }
 
 func (ix *index) remove(r *Record) {
@@ -85,6 +93,8 @@ func (ix *index) remove(r *Record) {
 	if !ok {
 		return
 	}
+	ix.recOf[doc].Vectors.reclaim()
+	r.Vectors.reclaim()
 	ix.engine.Remove(doc)
 	ix.countNamespace(ix.recOf[doc].Namespace, -1)
 	delete(ix.docOf, r.ID)

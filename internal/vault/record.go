@@ -41,6 +41,7 @@ type Record struct {
 	Expires      string    `json:"expires,omitempty"` // YYYY-MM-DD, last day it is true
 	Supersedes   []string  `json:"supersedes,omitempty"`
 	SupersededBy string    `json:"superseded_by,omitempty"`
+	SplitInto    []string  `json:"split_into,omitempty"` // atomize: the pieces that replaced it
 	Quarantined  bool      `json:"quarantined"`
 	Caller       string    `json:"caller"`
 	Affirmed     time.Time `json:"affirmed,omitzero"` // opinions: last (re)affirmation

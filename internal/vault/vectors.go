@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/compartment/compartment/internal/search"
 	"github.com/compartment/compartment/simd"
 )
 
@@ -25,12 +26,22 @@ type Vectors struct {
 	I8     [][]int8
 	Scales []float32
 	F32    [][]float32
+
+	// A record's int8 windows, once indexed, live only in the search
+	// engine (see vectors_shared.go): I8 and Scales are then nil, windows
+	// counts them, and they are read back from engine under doc.
+	windows int
+	doc     uint32
+	engine  *search.Engine
 }
 
 // Len is the number of windows.
 func (v *Vectors) Len() int {
-	if v.F32 != nil {
+	switch {
+	case v.F32 != nil:
 		return len(v.F32)
+	case v.engine != nil:
+		return v.windows
 	}
 	return len(v.I8)
 }
@@ -40,11 +51,12 @@ func (v *Vectors) Float32() [][]float32 {
 	if v.F32 != nil {
 		return v.F32
 	}
-	out := make([][]float32, len(v.I8))
-	for w, q := range v.I8 {
+	i8, scales := v.int8Windows()
+	out := make([][]float32, len(i8))
+	for w, q := range i8 {
 		f := make([]float32, len(q))
 		for i, x := range q {
-			f[i] = float32(x) * v.Scales[w]
+			f[i] = float32(x) * scales[w]
 		}
 		out[w] = f
 	}
@@ -77,6 +89,7 @@ func (v *Vectors) encode() []byte {
 	if v.F32 != nil {
 		enc = vecF32
 	}
+	i8, scales := v.int8Windows()
 	b := append([]byte{enc}, v.Model[:]...)
 	b = binary.LittleEndian.AppendUint16(b, uint16(v.Dim))
 	b = binary.LittleEndian.AppendUint16(b, uint16(v.Len()))
@@ -87,8 +100,8 @@ func (v *Vectors) encode() []byte {
 			}
 			continue
 		}
-		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(v.Scales[w]))
-		for _, x := range v.I8[w] {
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(scales[w]))
+		for _, x := range i8[w] {
 			b = append(b, byte(x))
 		}
 	}

@@ -1,0 +1,421 @@
+package bench
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/compartment/compartment/ann"
+	"github.com/compartment/compartment/embed"
+	"github.com/compartment/compartment/internal/vault"
+	"github.com/compartment/compartment/simd"
+	"github.com/compartment/compartment/vaultfmt"
+)
+
+// LatencyOptions configure [RunLatency]: the spec's latency table.
+type LatencyOptions struct {
+	Records  int    // memories in the vault; 0 means 20,000
+	Searches int    // timed hybrid searches; 0 means 300
+	Stores   int    // timed stores; 0 means 50
+	VectorN  int    // vectors in the exact and HNSW rows; 0 means 20,000
+	Exe      string // the compartment binary, for the parts that run as processes; "" skips them
+	Model    string // embedding model name ("" = the default)
+	// Encoder embeds in this process (vault build, in-process search and
+	// store); nil opens Model.
+	Encoder embed.Encoder
+	// Progress, when set, hears how far a long step is (a progress bar).
+	Progress func(label string, done, total int)
+	// Log receives one line per step; nil discards.
+	Log io.Writer
+	// SourceDir is the source tree whose tests are counted; "" looks for it
+	// around the working directory and the binary.
+	SourceDir string
+}
+
+func (o LatencyOptions) withDefaults() LatencyOptions {
+	if o.Records <= 0 {
+		o.Records = 20000
+	}
+	if o.Searches <= 0 {
+		o.Searches = 300
+	}
+	if o.Stores <= 0 {
+		o.Stores = 50
+	}
+	if o.VectorN <= 0 {
+		o.VectorN = 20000
+	}
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	if o.Progress == nil {
+		o.Progress = func(string, int, int) {}
+	}
+	return o
+}
+
+// LatencyReport is the table, measured on this machine.
+type LatencyReport struct {
+	Date    string `json:"date"`
+	CPU     string `json:"cpu"`
+	Cores   int    `json:"cores"`
+	Records int    `json:"records"`
+	Model   string `json:"model"`
+
+	InitMs        float64 `json:"init_ms"`         // `compartment init` as a process
+	OpenOfflineMs float64 `json:"open_offline_ms"` // `--assert-offline status` on the new vault
+	BuildVaultS   float64 `json:"build_vault_s"`   // importing Records memories
+	OpenMs        float64 `json:"open_ms"`         // opening the Records vault, unlock excluded
+
+	Exact ExactReport `json:"exact"`
+	HNSW  HNSWReport  `json:"hnsw"`
+
+	SearchP50Ms    float64 `json:"search_p50_ms"` // in this process
+	SearchP95Ms    float64 `json:"search_p95_ms"`
+	MCPSearchP50Ms float64 `json:"mcp_search_p50_ms"` // a tools/call through `compartment serve`
+	MCPSearchP95Ms float64 `json:"mcp_search_p95_ms"`
+	ServerRSSMB    float64 `json:"server_rss_mb"`
+	ServerPeakMB   float64 `json:"server_peak_rss_mb"`
+
+	DaemonModel        string   `json:"daemon_model"`
+	DaemonRSSLoadedMB  float64  `json:"daemon_rss_loaded_mb"`
+	DaemonRSSBatchesMB float64  `json:"daemon_rss_after_batches_mb"`
+	DaemonBatchWindows int      `json:"daemon_batch_windows"`
+	StoreP50Ms         float64  `json:"store_p50_ms"`
+	StoreP95Ms         float64  `json:"store_p95_ms"`
+	BinaryBytes        int64    `json:"binary_bytes"`
+	Tests              int      `json:"tests"`
+	FuzzTargets        int      `json:"fuzz_targets"`
+	Benchmarks         int      `json:"benchmarks"`
+	Skipped            []string `json:"skipped,omitempty"`
+	TotalS             float64  `json:"total_s"`
+}
+
+// The original tool's published figures, for the side-by-side column
+// (its README and DESIGN.md; an empty string: it published none).
+var specFigures = map[string]string{
+	"search": "11.6 / 14.7 ms",
+	"daemon": "≈ 70 MB",
+	"server": "≈ 60 MB + the vault",
+	"tests":  "667",
+}
+
+// RunLatency builds a vault of generated one-claim memories and measures
+// the table. It takes a few minutes at 20,000 memories.
+func RunLatency(opts LatencyOptions) (LatencyReport, error) {
+	opts = opts.withDefaults()
+	start := time.Now()
+	rep := LatencyReport{Date: time.Now().UTC().Format("2006-01-02"), CPU: simd.Features(), Cores: runtime.NumCPU(), Records: opts.Records}
+	dir, err := os.MkdirTemp("", "compartment-bench-")
+	if err != nil {
+		return rep, fmt.Errorf("bench: temp dir: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	enc := opts.Encoder
+	if enc == nil {
+		if enc, err = embed.Open(embed.LoadOptions{Name: opts.Model}); err != nil {
+			return rep, fmt.Errorf("bench: load model: %w", err)
+		}
+		defer enc.Close()
+	}
+	rep.Model = enc.Info().Name
+	proc := benchProcs{exe: opts.Exe, dir: dir, log: opts.Log}
+
+	if opts.Exe != "" {
+		fmt.Fprintln(opts.Log, "fresh install: init and open offline…")
+		if rep.InitMs, rep.OpenOfflineMs, err = proc.freshInstall(); err != nil {
+			return rep, err
+		}
+	} else {
+		rep.Skipped = append(rep.Skipped, "fresh install", "MCP server", "daemon", "binary size")
+	}
+
+	fmt.Fprintf(opts.Log, "vector search over %d vectors…\n", opts.VectorN)
+	vr, err := RunVectors(VectorOptions{ExactN: opts.VectorN, HNSWN: []int{opts.VectorN}, Queries: 200,
+		EfSearch: []int{64}, Storages: []ann.Storage{ann.Int8}}, nil)
+	if err != nil {
+		return rep, err
+	}
+	rep.Exact, rep.HNSW = vr.Vector.Exact, vr.Vector.Sweep[0]
+
+	path := filepath.Join(dir, "bench.vault")
+	claims := GenerateClaims(1, opts.Records)
+	t := time.Now()
+	if err := buildVault(path, enc, opts.Model, claims, opts.Progress); err != nil {
+		return rep, err
+	}
+	rep.BuildVaultS = time.Since(t).Seconds()
+	queries := pickQueries(claims, opts.Searches)
+
+	fmt.Fprintln(opts.Log, "hybrid search and store in this process…")
+	if err := measureInProcess(path, enc, queries, opts.Stores, &rep); err != nil {
+		return rep, err
+	}
+	if opts.Exe != "" {
+		fmt.Fprintln(opts.Log, "hybrid search through `compartment serve`…")
+		if err := proc.measureServer(path, queries, &rep); err != nil {
+			return rep, err
+		}
+		fmt.Fprintln(opts.Log, "embedding daemon…")
+		if err := proc.measureDaemon(opts.Model, &rep); err != nil {
+			return rep, err
+		}
+		if st, err := os.Stat(opts.Exe); err == nil {
+			rep.BinaryBytes = st.Size()
+		}
+	}
+	src := opts.SourceDir
+	if src == "" {
+		src = findSourceDir(opts.Exe)
+	}
+	if src != "" {
+		rep.Tests, rep.FuzzTargets, rep.Benchmarks = countTests(src)
+	} else {
+		rep.Skipped = append(rep.Skipped, "tests (no source tree found)")
+	}
+	rep.TotalS = time.Since(start).Seconds()
+	return rep, nil
+}
+
+// benchPass is the passphrase of the throw-away benchmark vaults.
+const benchPass = "bench passphrase, not a secret"
+
+// buildVault creates a vault at path and imports claims in batches.
+func buildVault(path string, enc embed.Encoder, model string, claims []Claim, progress func(string, int, int)) error {
+	v, err := vault.Create(path, vault.Options{Unlock: vaultfmt.Unlock{Passphrase: []byte(benchPass)}, Encoder: enc})
+	if err != nil {
+		return fmt.Errorf("bench: create vault: %w", err)
+	}
+	defer v.Close()
+	if model != "" {
+		// The server the table starts must load the same model.
+		v.Config().Settings.Model = model
+		if err := v.Config().Save(path); err != nil {
+			return fmt.Errorf("bench: vault settings: %w", err)
+		}
+	}
+	const chunk = 1000
+	for lo := 0; lo < len(claims); lo += chunk {
+		var b strings.Builder
+		for _, c := range claims[lo:min(lo+chunk, len(claims))] {
+			line, _ := json.Marshal(struct {
+				Claim
+				Source string `json:"source"`
+			}{c, "bench generator"})
+			b.Write(line)
+			b.WriteByte('\n')
+		}
+		if _, err := v.Import(strings.NewReader(b.String()), "bench generator", nil); err != nil {
+			return fmt.Errorf("bench: import: %w", err)
+		}
+		progress("building vault", min(lo+chunk, len(claims)), len(claims))
+	}
+	return v.Flush()
+}
+
+// pickQueries draws n of the claims' questions, the same ones every run.
+func pickQueries(claims []Claim, n int) []string {
+	r := rand.New(rand.NewPCG(5, 6))
+	out := make([]string, n)
+	for i := range out {
+		out[i] = claims[r.IntN(len(claims))].Query
+	}
+	return out
+}
+
+// measureInProcess times hybrid searches (fastest of latencyPasses per
+// query, as the vector runs do) and stores (each one fsync) on the vault.
+func measureInProcess(path string, enc embed.Encoder, queries []string, stores int, rep *LatencyReport) error {
+	v, err := vault.Open(path, vault.Options{Unlock: vaultfmt.Unlock{Passphrase: []byte(benchPass)}, Encoder: enc})
+	if err != nil {
+		return fmt.Errorf("bench: open vault: %w", err)
+	}
+	// Opening without Argon2id (the unlock session's way), fastest of 3.
+	key := vaultfmt.Unlock{MasterKey: v.File().MasterKey()}
+	for range 3 {
+		v.Close()
+		t := time.Now()
+		if v, err = vault.Open(path, vault.Options{Unlock: key, Encoder: enc}); err != nil {
+			return fmt.Errorf("bench: open vault: %w", err)
+		}
+		if ms := float64(time.Since(t).Microseconds()) / 1000; rep.OpenMs == 0 || ms < rep.OpenMs {
+			rep.OpenMs = ms
+		}
+	}
+	defer v.Close()
+	for _, q := range queries[:min(len(queries), 30)] {
+		if _, err := v.Search(vault.SearchRequest{Query: q}); err != nil {
+			return fmt.Errorf("bench: search: %w", err)
+		}
+	}
+	lat := make(latencies, len(queries))
+	for pass := range latencyPasses {
+		for i, q := range queries {
+			t := time.Now()
+			if _, err := v.Search(vault.SearchRequest{Query: q}); err != nil {
+				return fmt.Errorf("bench: search: %w", err)
+			}
+			if d := time.Since(t); pass == 0 || d < lat[i] {
+				lat[i] = d
+			}
+		}
+	}
+	rep.SearchP50Ms, rep.SearchP95Ms = lat.p(0.50), lat.p(0.95)
+	more := GenerateClaims(2, stores)
+	slat := make(latencies, stores)
+	for i, c := range more {
+		t := time.Now()
+		if _, err := v.Store(vault.StoreRequest{Text: fmt.Sprintf("%s (bench store %d)", c.Text, i), Source: "bench store", Tags: c.Tags}); err != nil {
+			return fmt.Errorf("bench: store: %w", err)
+		}
+		slat[i] = time.Since(t)
+	}
+	rep.StoreP50Ms, rep.StoreP95Ms = slat.p(0.50), slat.p(0.95)
+	return nil
+}
+
+// WriteText prints the table: this machine beside the spec's figures.
+func (r LatencyReport) WriteText(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "measured %s on %s (%d cores), model %s, %d memories\n\n", r.Date, r.CPU, r.Cores, r.Model, r.Records)
+	fmt.Fprintf(tw, "what\tthis machine\tspec\n")
+	row := func(what, ours, spec string) { fmt.Fprintf(tw, "%s\t%s\t%s\n", what, ours, orDash(spec)) }
+	row("fresh install → open vault offline", fmt.Sprintf("init %.0f ms, open --assert-offline %.0f ms", r.InitMs, r.OpenOfflineMs), "")
+	row(fmt.Sprintf("open a %d-memory vault (unlock excluded)", r.Records), fmt.Sprintf("%.0f ms", r.OpenMs), "")
+	row(fmt.Sprintf("vector search, %d exact (int8) p50 / p95", r.Exact.N), fmt.Sprintf("%.3f / %.3f ms", r.Exact.P50Ms, r.Exact.P95Ms), "")
+	row(fmt.Sprintf("vector search, %d HNSW (recall@10 %.3f) p50 / p95", r.HNSW.N, r.HNSW.Recall), fmt.Sprintf("%.3f / %.3f ms", r.HNSW.P50Ms, r.HNSW.P95Ms), "")
+	row(fmt.Sprintf("hybrid search at %d, in process, median / p95", r.Records), fmt.Sprintf("%.2f / %.2f ms", r.SearchP50Ms, r.SearchP95Ms), specFigures["search"])
+	row(fmt.Sprintf("hybrid search at %d, through MCP, median / p95", r.Records), fmt.Sprintf("%.2f / %.2f ms", r.MCPSearchP50Ms, r.MCPSearchP95Ms), specFigures["search"])
+	row(fmt.Sprintf("embedding daemon RSS (%s): loaded / after 2 batches of 64 long texts (%d windows each)", r.DaemonModel, r.DaemonBatchWindows), fmt.Sprintf("%.1f / %.1f MB", r.DaemonRSSLoadedMB, r.DaemonRSSBatchesMB), specFigures["daemon"])
+	row(fmt.Sprintf("MCP server RSS at %d (peak)", r.Records), fmt.Sprintf("%.1f MB (%.1f)", r.ServerRSSMB, r.ServerPeakMB), specFigures["server"])
+	row("store one memory (embed + seal + fsync) p50 / p95", fmt.Sprintf("%.2f / %.2f ms", r.StoreP50Ms, r.StoreP95Ms), "")
+	row("binary size", fmt.Sprintf("%.1f MB", float64(r.BinaryBytes)/1e6), "")
+	row("tests (fuzz targets, benchmarks)", fmt.Sprintf("%d (%d, %d)", r.Tests, r.FuzzTargets, r.Benchmarks), specFigures["tests"])
+	fmt.Fprintf(tw, "\nbuilding the vault took %.1f s; the whole run %.1f s\n", r.BuildVaultS, r.TotalS)
+	if len(r.Skipped) > 0 {
+		fmt.Fprintf(tw, "skipped: %s\n", strings.Join(r.Skipped, ", "))
+	}
+	if err := tw.Flush(); err != nil {
+		return fmt.Errorf("bench: write table: %w", err)
+	}
+	return nil
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "not published"
+	}
+	return s
+}
+
+// benchProcs runs the parts of the table that are separate processes.
+type benchProcs struct {
+	exe string
+	dir string
+	log io.Writer
+}
+
+func (p benchProcs) command(env []string, args ...string) *exec.Cmd {
+	cmd := exec.Command(p.exe, args...)
+	cmd.Env = append(os.Environ(), "COMPARTMENT_EMBED_SOCKET="+filepath.Join(p.dir, "embed.sock"))
+	cmd.Env = append(cmd.Env, env...)
+	return cmd
+}
+
+// freshInstall times `init` of a new vault and its first open under the
+// offline guard, each as its own process (Argon2id included).
+func (p benchProcs) freshInstall() (initMs, openMs float64, err error) {
+	path := filepath.Join(p.dir, "fresh", "memory.vault")
+	env := []string{"COMPARTMENT_PASSPHRASE=" + benchPass, "COMPARTMENT_SESSION_DIR=" + filepath.Join(p.dir, "session")}
+	t := time.Now()
+	if out, err := p.command(env, "--vault", path, "init", "--no-app").CombinedOutput(); err != nil {
+		return 0, 0, fmt.Errorf("bench: init: %v: %s", err, strings.TrimSpace(string(out)))
+	}
+	initMs = float64(time.Since(t).Microseconds()) / 1000
+	t = time.Now()
+	if out, err := p.command(env, "--assert-offline", "--vault", path, "status").CombinedOutput(); err != nil {
+		return 0, 0, fmt.Errorf("bench: open offline: %v: %s", err, strings.TrimSpace(string(out)))
+	}
+	return initMs, float64(time.Since(t).Microseconds()) / 1000, nil
+}
+
+// rssOf reads a process's resident and peak resident set (MB) from /proc.
+func rssOf(pid int) (rss, peak float64) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		var kb float64
+		if _, err := fmt.Sscanf(line, "VmRSS: %f kB", &kb); err == nil {
+			rss = kb / 1024
+		}
+		if _, err := fmt.Sscanf(line, "VmHWM: %f kB", &kb); err == nil {
+			peak = kb / 1024
+		}
+	}
+	return rss, peak
+}
+
+// findSourceDir looks for this module's source tree: the working
+// directory or one of its parents, else the binary's (bin/..).
+func findSourceDir(exe string) string {
+	var starts []string
+	if wd, err := os.Getwd(); err == nil {
+		starts = append(starts, wd)
+	}
+	if exe != "" {
+		starts = append(starts, filepath.Dir(exe))
+	}
+	for _, d := range starts {
+		for ; ; d = filepath.Dir(d) {
+			if b, err := os.ReadFile(filepath.Join(d, "go.mod")); err == nil && strings.Contains(string(b), "module github.com/compartment/compartment\n") {
+				return d
+			}
+			if filepath.Dir(d) == d {
+				break
+			}
+		}
+	}
+	return ""
+}
+
+// countTests counts the test, fuzz and benchmark functions in the
+// module's _test.go files.
+func countTests(root string) (tests, fuzz, benches int) {
+	filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules" || d.Name() == "testdata") && path != root {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			switch {
+			case strings.HasPrefix(line, "func Test") && strings.Contains(line, "*testing.T)"):
+				tests++
+			case strings.HasPrefix(line, "func Fuzz") && strings.Contains(line, "*testing.F)"):
+				fuzz++
+			case strings.HasPrefix(line, "func Benchmark") && strings.Contains(line, "*testing.B)"):
+				benches++
+			}
+		}
+		return nil
+	})
+	return tests, fuzz, benches
+}
