@@ -20,6 +20,7 @@ func TestOpinionsAuditReportsThenKeepsNewest(t *testing.T) {
 	other := h.store(v, StoreRequest{Text: "Max recommends restic for laptop backups", Kind: KindOpinion}).ID
 	fact := h.store(v, StoreRequest{Text: "The staging database runs on port 5433"}).ID
 
+	threshold := v.Config().Settings.OpinionUpdateThreshold
 	before, _ := os.ReadFile(h.path)
 	rep, err := v.OpinionsAudit(OpinionsAuditOptions{})
 	if err != nil {
@@ -47,8 +48,8 @@ func TestOpinionsAuditReportsThenKeepsNewest(t *testing.T) {
 	if rep, _ = v.OpinionsAudit(OpinionsAuditOptions{Threshold: 0.999}); len(rep.Clusters) != 0 {
 		t.Errorf("threshold 0.999: %+v", rep.Clusters)
 	}
-	if v.Config().Settings.OpinionUpdateThreshold != 0.80 {
-		t.Errorf("the audit left the threshold at %v", v.Config().Settings.OpinionUpdateThreshold)
+	if got := v.Config().Settings.OpinionUpdateThreshold; got != threshold {
+		t.Errorf("the audit left the threshold at %v, want it back at %v", got, threshold)
 	}
 
 	rep, err = v.OpinionsAudit(OpinionsAuditOptions{KeepNewest: true})
