@@ -55,6 +55,6 @@ cat <<TXT
   The demo vault is $COMPARTMENT_VAULT (delete ./.demo to start over).
   Make your own:        compartment init            (vault in ~/.compartment/)
   Store and recall:     compartment store "..." --source "from chat"; compartment search "..."
-  Connect an agent:     add {"mcpServers": {"compartment": {"command": "compartment", "args": ["serve"]}}}
+  Connect an agent:     compartment integrate claude   (or --list to see every client it can wire)
   Everything else:      compartment --help, and README.md
 TXT
