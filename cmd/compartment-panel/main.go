@@ -38,7 +38,7 @@ func run(args []string) error {
 	selfCheck := fs.Bool("self-check", false, "build the panel without a display, read the state through the CLI, and report")
 	render := fs.String("render", "", "write the panel as a PNG image, without a display")
 	login := fs.String("login", "", "on, off or status: start the panel when you log in")
-	every := fs.Duration("refresh", time.Minute, "how often the open window re-reads the state")
+	every := fs.Duration("refresh", 5*time.Minute, "how often the open window re-reads the state (it also does when it comes to the front)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -68,6 +68,9 @@ func run(args []string) error {
 	p := NewPanel(a, w, cli)
 	w.Resize(fyne.NewSize(480, 720))
 	p.Refresh()
+	// Coming to the front re-reads the state, so the slow timer only
+	// matters for a window left in view across an auto-lock.
+	a.Lifecycle().SetOnEnteredForeground(p.Refresh)
 	p.startTimer(*every)
 	w.ShowAndRun()
 	return nil

@@ -19,8 +19,10 @@ import (
 const testPass = "correct horse battery staple"
 
 // cliBin is the compartment CLI built once for every test here: the panel
-// drives the real program, as it does for its users.
-var cliBin string
+// drives the real program, as it does for its users. panelBin is this
+// program, for the test of the real window. Both are built before any test
+// moves HOME (which would move Go's build cache too).
+var cliBin, panelBin string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "panel-test-")
@@ -33,6 +35,11 @@ func TestMain(m *testing.M) {
 	if out, err := build.CombinedOutput(); err != nil {
 		os.RemoveAll(dir)
 		panic("building the CLI: " + err.Error() + "\n" + string(out))
+	}
+	panelBin = filepath.Join(dir, "compartment-panel")
+	if out, err := exec.Command("go", "build", "-o", panelBin, ".").CombinedOutput(); err != nil {
+		os.RemoveAll(dir)
+		panic("building the panel: " + err.Error() + "\n" + string(out))
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
