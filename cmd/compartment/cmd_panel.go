@@ -85,6 +85,7 @@ func startPanel(app *App) bool {
 		return false
 	}
 	cmd := exec.Command(bin, (&PanelCmd{}).args(app)...)
+	detach(cmd)
 	if err := cmd.Start(); err != nil {
 		return false
 	}
