@@ -23,12 +23,14 @@ VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/compartment
+	CGO_ENABLED=1 $(GO) build -o bin/compartment-panel ./cmd/compartment-panel
 
 # Puts the binary on your PATH (PREFIX=/usr/local for everyone), so agents'
 # MCP configurations can run `compartment serve`.
 install: build
 	install -d $(PREFIX)/bin
 	install -m 0755 $(BIN) $(PREFIX)/bin/compartment
+	install -m 0755 bin/compartment-panel $(PREFIX)/bin/compartment-panel
 	@echo "installed $(PREFIX)/bin/compartment"
 
 # Tests run inside a network namespace with only loopback: the kernel

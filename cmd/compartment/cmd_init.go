@@ -57,12 +57,18 @@ func (c *InitCmd) Run(app *App) error {
 	}
 	unlockedMsg, unlocked := unlockAfterInit(app, vaultfmt.Unlock{Passphrase: pass, Keyfile: keyfile})
 	if c.JSON {
+		if !c.NoApp {
+			startPanel(app)
+		}
 		return printJSON(app.Stdout, map[string]any{"path": app.Vault, "vault_id": st.VaultID, "model": st.Model.Pinned, "unlocked": unlocked})
 	}
 	fmt.Fprintf(app.Stdout, "Created an encrypted vault at %s\n", app.Vault)
 	fmt.Fprintf(app.Stdout, "Settings and grants: %s\n", vault.ConfigPath(app.Vault))
 	fmt.Fprintln(app.Stdout, unlockedMsg)
 	offerIntegrations(app, c.NoIntegrate)
+	if !c.NoApp && startPanel(app) {
+		fmt.Fprintln(app.Stdout, "The panel is open: unlock, lock and connect agents there (compartment panel opens it again).")
+	}
 	fmt.Fprintln(app.Stdout, "Next: compartment store \"a fact worth keeping\" --source \"from chat\"")
 	return nil
 }

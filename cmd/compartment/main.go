@@ -51,6 +51,7 @@ type CLI struct {
 	Audit      AuditCmd      `cmd:"" help:"Check (verify) or re-anchor (repair) the audit chain."`
 	Config     ConfigCmd     `cmd:"" help:"Read or change settings (get, set)."`
 	Dash       DashCmd       `cmd:"" help:"Open the read-only dashboard in your browser (127.0.0.1 only)."`
+	Panel      PanelCmd      `cmd:"" help:"Open the desktop panel: unlock, lock, settings, connect agents (--login on|off|status)."`
 
 	Embed       EmbedCmd       `cmd:"" help:"Embed a text with the local model (checks your setup)."`
 	EmbedDaemon EmbedDaemonCmd `cmd:"" name:"embed-daemon" help:"The shared embedding daemon: run, status, stop."`

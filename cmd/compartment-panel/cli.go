@@ -1,0 +1,211 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// CLI runs the compartment command for every piece of state the panel
+// shows, so the panel itself holds no vault, no key and no index: it costs
+// nothing while idle. Secrets go to the child on stdin or in its
+// environment, never in its arguments.
+type CLI struct {
+	Bin     string // the compartment executable
+	Vault   string // --vault, empty for the CLI's default
+	Keyfile string // --keyfile, a path (not a secret)
+	Timeout time.Duration
+}
+
+// findCLI returns the compartment binary beside this executable, else the
+// one on PATH.
+func findCLI() (string, error) {
+	if self, err := os.Executable(); err == nil {
+		p := filepath.Join(filepath.Dir(self), "compartment")
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+			return p, nil
+		}
+	}
+	p, err := exec.LookPath("compartment")
+	if err != nil {
+		return "", errors.New("the compartment command was not found beside the panel or on PATH; install it (make install) and start the panel again")
+	}
+	return p, nil
+}
+
+// run runs one command and returns its stdout. A failure comes back as the
+// CLI's own one-sentence message.
+func (c *CLI) run(stdin string, env []string, args ...string) ([]byte, error) {
+	timeout := c.Timeout
+	if timeout == 0 {
+		timeout = 2 * time.Minute
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	var full []string
+	if c.Vault != "" {
+		full = append(full, "--vault", c.Vault)
+	}
+	if c.Keyfile != "" {
+		full = append(full, "--keyfile", c.Keyfile)
+	}
+	full = append(full, args...)
+	cmd := exec.CommandContext(ctx, c.Bin, full...)
+	cmd.Stdin = strings.NewReader(stdin)
+	// The panel's own COMPARTMENT_PASSPHRASE, if any, is never passed on:
+	// each call gets only what it is given.
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "COMPARTMENT_PASSPHRASE=") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(errb.String())
+		if i := strings.LastIndex(msg, "\n"); i >= 0 {
+			msg = msg[i+1:]
+		}
+		msg = strings.TrimPrefix(msg, "compartment: ")
+		if msg == "" {
+			msg = fmt.Sprintf("compartment %s failed (%v)", args[0], err)
+		}
+		return out.Bytes(), errors.New(msg)
+	}
+	return out.Bytes(), nil
+}
+
+func (c *CLI) runJSON(v any, args ...string) error {
+	out, err := c.run("", nil, args...)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(out, v); err != nil {
+		return fmt.Errorf("compartment %s printed something the panel cannot read: %v", args[0], err)
+	}
+	return nil
+}
+
+// State is everything the panel shows, read fresh from the CLI.
+type State struct {
+	Locked      bool
+	Missing     bool // no vault file yet
+	Path        string
+	Live        int
+	Organic     int
+	HookOn      bool
+	RefInSearch bool
+	AutoLockMin int
+	Agents      map[string]bool // client id -> wired
+	Recent      []string
+}
+
+// Agents the panel offers to connect, in the order shown.
+var panelAgents = []struct{ ID, Name string }{
+	{"claude-code", "Claude Code"},
+	{"hermes", "Hermes Agent"},
+	{"openclaw", "OpenClaw"},
+}
+
+// Load reads the state. Parts that need an open vault are left empty when
+// it is locked.
+func (c *CLI) Load() (State, error) {
+	var st State
+	var status struct {
+		Path    string `json:"path"`
+		Locked  bool   `json:"locked"`
+		Live    int    `json:"live"`
+		Organic int    `json:"organic_records"`
+	}
+	if err := c.runJSON(&status, "status", "--json"); err != nil {
+		if strings.Contains(err.Error(), "no vault") || strings.Contains(err.Error(), "does not exist") {
+			st.Missing = true
+		}
+		return st, err
+	}
+	st.Path, st.Locked, st.Live, st.Organic = status.Path, status.Locked, status.Live, status.Organic
+	var cfg struct {
+		Ref      bool `json:"include_reference_in_search"`
+		AutoLock int  `json:"auto_lock_minutes"`
+	}
+	if err := c.runJSON(&cfg, "config", "get", "--json"); err == nil {
+		st.RefInSearch, st.AutoLockMin = cfg.Ref, cfg.AutoLock
+	}
+	var hook struct {
+		Installed bool `json:"installed"`
+	}
+	if err := c.runJSON(&hook, "hook", "status", "--json"); err == nil {
+		st.HookOn = hook.Installed
+	}
+	var clients []struct {
+		Client string `json:"client"`
+		Wired  bool   `json:"wired"`
+	}
+	st.Agents = map[string]bool{}
+	if err := c.runJSON(&clients, "integrate", "--list", "--json"); err == nil {
+		for _, cl := range clients {
+			st.Agents[cl.Client] = cl.Wired
+		}
+	}
+	if !st.Locked {
+		var recent []struct {
+			Text string `json:"text"`
+		}
+		if err := c.runJSON(&recent, "recent", "--limit", "5", "--json"); err == nil {
+			for _, r := range recent {
+				st.Recent = append(st.Recent, r.Text)
+			}
+		}
+	}
+	return st, nil
+}
+
+// Unlock unlocks the vault for every process of the user; the passphrase
+// travels on the child's stdin only.
+func (c *CLI) Unlock(pass string) error {
+	_, err := c.run(pass+"\n", nil, "unlock", "--passphrase-stdin", "--json")
+	return err
+}
+
+// Lock locks the vault for every process.
+func (c *CLI) Lock() error {
+	_, err := c.run("", nil, "lock", "--json")
+	return err
+}
+
+// Rekey changes the passphrase: the old one in the child's environment,
+// the new one on its stdin.
+func (c *CLI) Rekey(old, new string) error {
+	_, err := c.run(new+"\n", []string{"COMPARTMENT_PASSPHRASE=" + old}, "rekey", "--new-passphrase-stdin")
+	return err
+}
+
+// SetHook installs or removes Claude Code's capture hook.
+func (c *CLI) SetHook(on bool) error {
+	verb := "uninstall"
+	if on {
+		verb = "install"
+	}
+	_, err := c.run("", nil, "hook", verb)
+	return err
+}
+
+// SetConfig changes one setting.
+func (c *CLI) SetConfig(key, value string) error {
+	_, err := c.run("", nil, "config", "set", key, value)
+	return err
+}
+
+// Connect wires one agent, as `compartment integrate <client>` does.
+func (c *CLI) Connect(client string) error {
+	_, err := c.run("", nil, "integrate", client)
+	return err
+}
