@@ -91,27 +91,30 @@ func startXvfb(t *testing.T) string {
 
 // screenshot captures the whole display once the panel has drawn
 // something and, if unlike is given, once the picture has changed from it.
+// It returns a picture only when it is steady (the same 500 ms later), so
+// neither a half-drawn window nor a passing state (a refresh in progress)
+// is kept.
 func screenshot(t *testing.T, display, path string, unlike image.Image) image.Image {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
+	wanted := func(img image.Image) bool {
+		return distinctColours(img) >= 8 && (unlike == nil || differing(unlike, img) >= 500)
+	}
+	var prev image.Image
 	for {
 		cmd := exec.Command("import", "-display", display, "-window", "root", path)
 		out, err := cmd.CombinedOutput()
 		if err == nil {
 			img := decodePNG(t, path)
-			if distinctColours(img) >= 8 && (unlike == nil || differing(unlike, img) >= 500) {
-				// One more frame, so a half-drawn window is not kept.
-				time.Sleep(500 * time.Millisecond)
-				if err := exec.Command("import", "-display", display, "-window", "root", path).Run(); err != nil {
-					t.Fatal(err)
-				}
-				return decodePNG(t, path)
+			if wanted(img) && prev != nil && wanted(prev) && differing(prev, img) < 50 {
+				return img
 			}
+			prev = img
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no window drawn on %s within 60 s (import: %v %s)", display, err, out)
+			t.Fatalf("no steady window drawn on %s within 60 s (import: %v %s)", display, err, out)
 		}
-		time.Sleep(300 * time.Millisecond)
+		time.Sleep(500 * time.Millisecond)
 	}
 }
 
