@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/compartment/compartment/internal/session"
-	"github.com/compartment/compartment/vaultfmt"
 )
 
 // keychain is `unlock --keychain`: the macOS opt-in that keeps the master
@@ -16,15 +15,11 @@ func (c *UnlockCmd) keychain(app *App) error {
 	if c.Once {
 		return fmt.Errorf("--once and --keychain do not go together: a keychain unlock lasts until 'compartment lock'")
 	}
-	keyfile, err := app.readKeyfile()
+	unlock, err := app.currentUnlock(c.PassphraseStdin)
 	if err != nil {
 		return err
 	}
-	pass, err := app.currentPassphrase(c.PassphraseStdin)
-	if err != nil {
-		return err
-	}
-	if err := session.KeychainUnlock(app.Vault, vaultfmt.Unlock{Passphrase: pass, Keyfile: keyfile}); err != nil {
+	if err := session.KeychainUnlock(app.Vault, unlock); err != nil {
 		return err
 	}
 	if c.JSON {

@@ -38,15 +38,11 @@ func (c *UnlockCmd) Run(app *App) error {
 		s.Touch()
 		return c.report(app, s, true)
 	}
-	keyfile, err := app.readKeyfile()
+	unlock, err := app.currentUnlock(c.PassphraseStdin)
 	if err != nil {
 		return err
 	}
-	pass, err := app.currentPassphrase(c.PassphraseStdin)
-	if err != nil {
-		return err
-	}
-	if err := s.Unlock(vaultfmt.Unlock{Passphrase: pass, Keyfile: keyfile}, c.Once); err != nil {
+	if err := s.Unlock(unlock, c.Once); err != nil {
 		return err
 	}
 	if app.Keyfile != "" {
@@ -94,6 +90,20 @@ func (app *App) currentPassphrase(fromStdin bool) ([]byte, error) {
 		return []byte(env), nil
 	}
 	return promptPassphrase(fmt.Sprintf("Passphrase for %s: ", app.Vault))
+}
+
+// currentUnlock reads what opens the vault now: the keyfile (when one is
+// given) and the current passphrase.
+func (app *App) currentUnlock(fromStdin bool) (vaultfmt.Unlock, error) {
+	keyfile, err := app.readKeyfile()
+	if err != nil {
+		return vaultfmt.Unlock{}, err
+	}
+	pass, err := app.currentPassphrase(fromStdin)
+	if err != nil {
+		return vaultfmt.Unlock{}, err
+	}
+	return vaultfmt.Unlock{Passphrase: pass, Keyfile: keyfile}, nil
 }
 
 // vaultExists refuses a path with no vault, saying how to make one.
@@ -265,20 +275,16 @@ func (c *TwoFADisableCmd) Run(app *App) error {
 	} else if !need {
 		return errors.New("two-factor unlock is already off")
 	}
-	keyfile, err := app.readKeyfile()
+	unlock, err := app.currentUnlock(c.PassphraseStdin)
 	if err != nil {
 		return err
 	}
-	pass, err := app.currentPassphrase(c.PassphraseStdin)
-	if err != nil {
-		return err
-	}
-	v, err := vault.Open(app.Vault, app.vaultOptions(vault.Options{Unlock: vaultfmt.Unlock{Passphrase: pass, Keyfile: keyfile}, Caller: app.Caller}))
+	v, err := vault.Open(app.Vault, app.vaultOptions(vault.Options{Unlock: unlock, Caller: app.Caller}))
 	if err != nil {
 		return err
 	}
 	defer v.Close()
-	if err := v.DisableKeyfile(pass); err != nil {
+	if err := v.DisableKeyfile(unlock.Passphrase); err != nil {
 		return err
 	}
 	if err := session.RememberKeyfile(app.Vault, ""); err != nil {
