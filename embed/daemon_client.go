@@ -356,6 +356,13 @@ func (c *daemonClient) start() (net.Conn, helloReply, error) {
 		return nil, helloReply{}, err
 	}
 	deadline := time.Now().Add(daemonStartTimeout)
+	// When the daemon we started finds the lock taken, the holder is either
+	// a daemon still loading its model or one that is dying: the kernel
+	// releases a killed daemon's lock a moment after its socket stops
+	// answering. So we keep waiting for a listener, and start another
+	// daemon now and then (each start that loses again costs an exec).
+	var respawnAt time.Time
+	respawnGap := 50 * time.Millisecond
 	for delay := 5 * time.Millisecond; ; delay = min(2*delay, 100*time.Millisecond) {
 		conn, hello, err := c.dial()
 		if err == nil || !noDaemon(err) {
@@ -366,11 +373,18 @@ func (c *daemonClient) start() (net.Conn, helloReply, error) {
 			if !lostStartRace(exitErr) {
 				return nil, hello, fmt.Errorf("embed: the daemon did not start: %v (see %s)", exitErr, daemonLogPath(c.socket))
 			}
-			exited = nil // another daemon is starting: keep waiting for it
+			exited = nil
+			respawnAt = time.Now().Add(respawnGap)
+			respawnGap = min(2*respawnGap, time.Second)
 		default:
 		}
 		if time.Now().After(deadline) {
 			return nil, hello, fmt.Errorf("embed: the daemon did not listen on %s within %s", c.socket, daemonStartTimeout)
+		}
+		if exited == nil && time.Now().After(respawnAt) {
+			if exited, err = c.spawn(); err != nil {
+				return nil, hello, err
+			}
 		}
 		time.Sleep(delay)
 	}

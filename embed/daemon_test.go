@@ -635,3 +635,42 @@ func TestONNXDaemonEnvironmentHasNoSecrets(t *testing.T) {
 		t.Errorf("daemon environment = %v\nwant %s", got, want)
 	}
 }
+
+// TestONNXDaemonLockReleasedLate: a killed daemon's lock can outlive its
+// socket by a moment, so the daemon a client starts then finds the lock
+// taken and exits. The client must start another one once the lock is free
+// instead of waiting out its whole start timeout for a daemon that never
+// comes.
+func TestONNXDaemonLockReleasedLate(t *testing.T) {
+	model := daemonModel(t)
+	socket := daemonEnv(t)
+	if err := prepareSocketDir(socket); err != nil {
+		t.Fatal(err)
+	}
+	lock, err := lockDaemon(socket) // the dying daemon's lock
+	if err != nil {
+		t.Fatal(err)
+	}
+	released := make(chan time.Time, 1)
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		released <- time.Now()
+		lock.Close()
+	}()
+	enc, err := Open(LoadOptions{Name: model})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer enc.Close()
+	if _, err := enc.EmbedQuery(daemonQuery); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-released:
+	default:
+		t.Fatal("a daemon served while another process held the lock")
+	}
+	if DaemonPID(enc) == 0 {
+		t.Fatal("the client fell back in-process instead of starting a daemon once the lock was free")
+	}
+}
