@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -75,6 +76,97 @@ func TestWindowUnderXvfb(t *testing.T) {
 	waitFor(t, "the vault to be locked after clicking Lock", func() bool { l, _ := cliState(t, cli); return l })
 	screenshot(t, display, filepath.Join(shots, "panel-locked-again.png"), open)
 	t.Logf("%.1fs: setting changed and locked through the window", time.Since(start).Seconds())
+}
+
+// TestInitStartsThePanel runs a real `compartment init` of fresh vaults:
+// with a display it starts the panel (this package's build, beside the
+// CLI) in a session of its own, so closing the terminal does not close
+// it; with --no-app, or with no display, it starts none. The CLI starts
+// the panel before init returns, so each check looks right after it.
+func TestInitStartsThePanel(t *testing.T) {
+	display := startXvfb(t)
+	home := t.TempDir()
+	var env []string
+	for _, kv := range os.Environ() {
+		switch strings.SplitN(kv, "=", 2)[0] {
+		case "DISPLAY", "WAYLAND_DISPLAY", "COMPARTMENT_PASSPHRASE", "HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME":
+		default:
+			env = append(env, kv)
+		}
+	}
+	env = append(env, "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "XDG_DATA_HOME="+filepath.Join(home, ".local", "share"))
+	initVault := func(name string, env []string, extra ...string) string {
+		t.Helper()
+		vault := filepath.Join(home, name)
+		args := append([]string{"--vault", vault, "init", "--no-integrate", "--no-reference", "--passphrase-stdin"}, extra...)
+		cmd := exec.Command(cliBin, args...)
+		cmd.Env = env
+		cmd.Stdin = strings.NewReader(testPass + "\n")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("compartment %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return vault
+	}
+
+	vault := initVault("display.vault", append(env, "DISPLAY="+display))
+	pids := panelsFor(t, vault)
+	for _, pid := range pids {
+		t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+	}
+	if len(pids) != 1 {
+		t.Fatalf("init with a display started %d panels for its vault, want 1", len(pids))
+	}
+	if sid, self := session(t, pids[0]), session(t, os.Getpid()); sid != pids[0] || sid == self {
+		t.Errorf("the panel (pid %d) is in session %d (the test's is %d); init should start it in a session of its own", pids[0], sid, self)
+	}
+	if exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pids[0])); exe != panelBin {
+		t.Errorf("init started %s, want the panel beside the CLI (%s)", exe, panelBin)
+	}
+
+	if n := len(panelsFor(t, initVault("no-app.vault", append(env, "DISPLAY="+display), "--no-app"))); n != 0 {
+		t.Errorf("init --no-app started %d panels", n)
+	}
+	if n := len(panelsFor(t, initVault("no-display.vault", env))); n != 0 {
+		t.Errorf("init without a display started %d panels", n)
+	}
+}
+
+// panelsFor lists the running compartment-panel processes for vault.
+func panelsFor(t *testing.T, vault string) []int {
+	t.Helper()
+	dirs, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pids []int
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err != nil {
+			continue
+		}
+		args := strings.Split(string(b), "\x00")
+		if filepath.Base(args[0]) == "compartment-panel" && strings.Contains(string(b), "--vault\x00"+vault+"\x00") {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// session returns a process's session id (/proc/PID/stat, field 6).
+func session(t *testing.T, pid int) int {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The command name (field 2) is in parentheses and may hold spaces.
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	sid, _ := strconv.Atoi(f[3])
+	return sid
 }
 
 // xinput sends synthetic X input to the panel's window.
