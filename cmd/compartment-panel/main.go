@@ -120,13 +120,16 @@ func window(cli *CLI, every time.Duration) error {
 // platform gives one with no X or Wayland server (software rendering with
 // llvmpipe where there is no GPU).
 func offscreen(cli *CLI) (*Panel, *image.RGBA, error) {
-	if runtime.GOOS == "linux" && os.Getenv("EGL_PLATFORM") == "" {
-		os.Setenv("EGL_PLATFORM", "surfaceless")
-	}
 	p := NewPanel(cli, func() {})
 	p.Refresh()
 	p.Wait()
 	size := image.Pt(width, height)
+	// EGL reads the platform when the display is opened; the variable is
+	// dropped again after, so nothing this process starts inherits it.
+	if _, set := os.LookupEnv("EGL_PLATFORM"); !set && runtime.GOOS == "linux" {
+		os.Setenv("EGL_PLATFORM", "surfaceless")
+		defer os.Unsetenv("EGL_PLATFORM")
+	}
 	hw, err := headless.NewWindow(size.X, size.Y)
 	if err != nil {
 		return p, nil, fmt.Errorf("drawing without a display needs an OpenGL ES context (on Linux Mesa's EGL, libegl-mesa0 and libgl1-mesa-dri): %w", err)
