@@ -43,11 +43,12 @@ type Panel struct {
 	quit       func()
 	inflight   sync.WaitGroup // actions in flight (tests and --render wait on it)
 
-	mu    sync.Mutex // guards the fields below, written by the action goroutines
-	st    State
-	err   error
-	busy  bool
-	fresh bool // st is newer than the widgets
+	mu      sync.Mutex // guards the fields below, written by the action goroutines
+	st      State
+	err     error
+	busy    bool
+	fresh   bool         // st is newer than the widgets
+	pending func() error // the action to run when the one in flight ends
 
 	// The widgets' state: the window's goroutine only.
 	shown      State
@@ -94,12 +95,16 @@ func NewPanel(cli *CLI, invalidate func()) *Panel {
 }
 
 // do runs an action off the window's goroutine, then reloads the state.
-// While one runs the panel shows that it is waiting and takes no other
-// action; a refresh asked for meanwhile is dropped (the action reloads).
-// An error stays in the window until the next action.
+// Actions run one at a time, all on one goroutine, so the CLI (and its
+// keyfile) is only ever used there. While one runs the panel shows that
+// it is waiting and its buttons take no clicks; the text fields stay
+// live, and an action asked for meanwhile (Return in the passphrase field)
+// runs when the one in flight ends. An error stays in the window until the
+// next action.
 func (p *Panel) do(action func() error) {
 	p.mu.Lock()
 	if p.busy {
+		p.pending = action
 		p.mu.Unlock()
 		return
 	}
@@ -109,20 +114,29 @@ func (p *Panel) do(action func() error) {
 	p.invalidate()
 	go func() {
 		defer p.inflight.Done()
-		err := action()
-		st, lerr := p.cli.Load()
-		if err == nil {
-			err = lerr
+		for action != nil {
+			err := action()
+			st, lerr := p.cli.Load()
+			if err == nil {
+				err = lerr
+			}
+			p.mu.Lock()
+			p.st, p.err, p.fresh = st, err, true
+			action, p.pending = p.pending, nil
+			p.busy = action != nil
+			p.mu.Unlock()
+			p.invalidate()
 		}
-		p.mu.Lock()
-		p.st, p.err, p.busy, p.fresh = st, err, false, true
-		p.mu.Unlock()
-		p.invalidate()
 	}()
 }
 
-// Refresh reloads the state from the CLI.
-func (p *Panel) Refresh() { p.do(func() error { return nil }) }
+// Refresh reloads the state from the CLI; while an action runs it does
+// nothing, as the action reloads when it ends.
+func (p *Panel) Refresh() {
+	if !p.Busy() {
+		p.do(func() error { return nil })
+	}
+}
 
 // Wait blocks until every action started so far has finished.
 func (p *Panel) Wait() { p.inflight.Wait() }
@@ -143,8 +157,11 @@ func (p *Panel) unlock() {
 		return
 	}
 	p.passEd.SetText("")
-	p.cli.Keyfile = strings.TrimSpace(p.keyEd.Text())
-	p.do(func() error { return p.cli.Unlock(pass) })
+	keyfile := strings.TrimSpace(p.keyEd.Text())
+	p.do(func() error {
+		p.cli.Keyfile = keyfile
+		return p.cli.Unlock(pass)
+	})
 }
 
 // rekey changes the passphrase with what the three fields hold.
@@ -279,9 +296,8 @@ func (p *Panel) update(gtx layout.Context) {
 		p.focusPass = false
 		gtx.Execute(key.FocusCmd{Tag: &p.passEd})
 	}
-	if busy {
-		return
-	}
+	// The passphrase field is live even while an action runs (its events
+	// would otherwise be dropped when it is drawn).
 	for {
 		ev, ok := p.passEd.Update(gtx)
 		if !ok {
@@ -290,6 +306,9 @@ func (p *Panel) update(gtx layout.Context) {
 		if _, ok := ev.(widget.SubmitEvent); ok {
 			p.unlock()
 		}
+	}
+	if busy {
+		return
 	}
 	if p.unlockBtn.Clicked(gtx) {
 		p.unlock()
@@ -346,7 +365,7 @@ func (p *Panel) Layout(gtx layout.Context) layout.Dimensions {
 	p.update(gtx)
 	v := p.View()
 	th := p.th
-	// Everything that acts is drawn disabled while an action runs.
+	// Every button and setting is drawn disabled while an action runs.
 	act := func(w layout.Widget, ok bool) layout.Widget {
 		return func(gtx layout.Context) layout.Dimensions {
 			if v.Busy || !ok {
@@ -409,8 +428,7 @@ func (p *Panel) Layout(gtx layout.Context) layout.Dimensions {
 		))
 	}
 	if v.Locked {
-		add(act(field(&p.passEd, "Passphrase"), true),
-			act(field(&p.keyEd, "Keyfile (only with two-factor unlock)"), true),
+		add(field(&p.passEd, "Passphrase"), field(&p.keyEd, "Keyfile (only with two-factor unlock)"),
 			act(button(&p.unlockBtn, "Unlock"), true))
 	}
 	add(row(
@@ -419,9 +437,8 @@ func (p *Panel) Layout(gtx layout.Context) layout.Dimensions {
 		layout.Flexed(1, act(button(&p.refreshBtn, "Refresh"), true)),
 	))
 	if p.rekeyOpen {
-		add(act(field(&p.oldEd, "Current passphrase"), true),
-			act(field(&p.newEd, "New passphrase"), true),
-			act(field(&p.againEd, "New passphrase again"), true),
+		add(field(&p.oldEd, "Current passphrase"), field(&p.newEd, "New passphrase"),
+			field(&p.againEd, "New passphrase again"),
 			row(layout.Rigid(act(button(&p.rekeyDo, "Change"), true)), gap,
 				layout.Rigid(act(button(&p.rekeyNo, "Cancel"), true))))
 	}

@@ -267,7 +267,12 @@ func TestPanelDrivesTheVault(t *testing.T) {
 		t.Fatal("a wrong passphrase unlocked the vault")
 	}
 
-	// The right one, submitted with Return.
+	// The right one, typed and submitted with Return while a refresh is
+	// still running: the field stays live and the unlock runs after it.
+	d.click("Refresh")
+	if !d.p.Busy() {
+		t.Fatal("Refresh should keep the panel busy while the CLI runs")
+	}
 	d.typeInto(&d.p.passEd, testPass)
 	d.enter()
 	d.settle()

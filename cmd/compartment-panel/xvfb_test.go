@@ -195,10 +195,36 @@ func (x *xinput) origin() {
 	}
 }
 
+// still waits until two captures of the screen half a second apart are the
+// same to the pixel: while the panel reloads after an action its spinner
+// turns and its buttons take no clicks. (An open panel has no caret.)
+func (x *xinput) still() {
+	x.t.Helper()
+	path := filepath.Join(x.t.TempDir(), "still.png")
+	deadline := time.Now().Add(time.Minute)
+	var prev image.Image
+	for {
+		out, err := exec.Command("import", "-display", x.display, "-window", "root", path).CombinedOutput()
+		if err != nil {
+			x.t.Fatalf("import: %v %s", err, out)
+		}
+		img := decodePNG(x.t, path)
+		if prev != nil && differing(prev, img) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			x.t.Fatal("the window did not come to rest within a minute")
+		}
+		prev = img
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
 // click clicks the middle of the widget labelled label, placed where the
 // same panel, laid out in-process for the vault's present state, has it.
 func (x *xinput) click(cli *CLI, label string) {
 	x.t.Helper()
+	x.still()
 	b := newDriver(x.t, cli).find(label).Bounds
 	c := b.Min.Add(b.Max).Div(2)
 	x.run("mousemove", strconv.Itoa(x.ox+c.X), strconv.Itoa(x.oy+c.Y), "click", "1")
