@@ -73,3 +73,9 @@ clean:
 .PHONY: facts
 facts:
 	$(GO) run ./internal/reference/gen -cache .cache/facts
+
+# Idle CPU and RSS of an open panel under Xvfb, over a minute per state
+# (scripts/panel-idle.sh); a measurement, not part of `make test`.
+.PHONY: panel-idle
+panel-idle: build
+	@scripts/panel-idle.sh

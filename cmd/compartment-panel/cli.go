@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 )
@@ -28,7 +29,11 @@ type CLI struct {
 // one on PATH.
 func findCLI() (string, error) {
 	if self, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(self), "compartment")
+		name := "compartment"
+		if runtime.GOOS == "windows" {
+			name += ".exe"
+		}
+		p := filepath.Join(filepath.Dir(self), name)
 		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
 			return p, nil
 		}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 )
 
@@ -63,6 +64,9 @@ func writeEntry(path, text string) error {
 
 // loginCmd is --login on|off|status.
 func loginCmd(arg string, out io.Writer) error {
+	if runtime.GOOS == "windows" || runtime.GOOS == "darwin" {
+		return errors.New("--login writes freedesktop.org entries, which only Linux and the BSDs read; on Windows put a shortcut to the panel in shell:startup, on macOS add it under Login Items")
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("login: finding this program: %w", err)

@@ -1,4 +1,4 @@
-//go:build cgo
+//go:build cgo || windows
 
 // Command compartment-panel is compartment's small desktop panel: an
 // ordinary window (listed in the applications menu) that unlocks and
@@ -12,16 +12,23 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"image"
 	"image/png"
 	"os"
+	"runtime"
 	"time"
 
-	"fyne.io/fyne/v2"
-	fyneapp "fyne.io/fyne/v2/app"
-	"fyne.io/fyne/v2/test"
+	"gioui.org/app"
+	"gioui.org/gpu/headless"
+	"gioui.org/io/input"
+	"gioui.org/io/system"
+	"gioui.org/layout"
+	"gioui.org/op"
+	"gioui.org/unit"
 )
 
-const appID = "org.compartment.panel"
+// The window's size in device-independent pixels, and --render's in pixels.
+const width, height = 480, 760
 
 func main() {
 	if err := run(os.Args[1:]); err != nil {
@@ -60,37 +67,94 @@ func run(args []string) error {
 		return renderCmd(cli, *render)
 	}
 	_ = show
-	if os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
+	if runtime.GOOS != "windows" && runtime.GOOS != "darwin" && os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
 		return errors.New("no display here (neither DISPLAY nor WAYLAND_DISPLAY is set); use the CLI (compartment unlock, lock, status) or --render FILE.png")
 	}
-	a := fyneapp.NewWithID(appID)
-	w := a.NewWindow("Compartment")
-	p := NewPanel(a, w, cli)
-	w.Resize(fyne.NewSize(480, 720))
-	p.Refresh()
-	// Coming to the front re-reads the state, so the slow timer only
-	// matters for a window left in view across an auto-lock.
-	a.Lifecycle().SetOnEnteredForeground(p.Refresh)
-	p.startTimer(*every)
-	w.ShowAndRun()
+	errc := make(chan error, 1)
+	go func() {
+		errc <- window(cli, *every)
+		// Gio's app.Main never returns; the window's end is the program's.
+		err := <-errc
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "compartment-panel: %v\n", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}()
+	app.Main()
 	return nil
 }
 
-// headless builds the panel in Fyne's test driver (software rendering, no
-// display) and fills it once.
-func headless(cli *CLI) (*Panel, fyne.Window) {
-	a := test.NewApp()
-	w := a.NewWindow("Compartment")
-	p := NewPanel(a, w, cli)
-	w.Resize(fyne.NewSize(480, 760))
+// window runs the panel's window until it is closed. Gio's loop waits for
+// the next event: with nothing to draw and no input the panel uses no CPU.
+func window(cli *CLI, every time.Duration) error {
+	w := new(app.Window)
+	w.Option(app.Title("Compartment"), app.Size(unit.Dp(width), unit.Dp(height)))
+	p := NewPanel(cli, w.Invalidate)
+	p.quit = func() { w.Perform(system.ActionClose) }
+	p.Refresh()
+	p.refreshEvery(every)
+	var ops op.Ops
+	focused := false
+	for {
+		switch e := w.Event().(type) {
+		case app.DestroyEvent:
+			return e.Err
+		case app.ConfigEvent:
+			// Coming to the front re-reads the state, so the slow timer
+			// only matters for a window left in view across an auto-lock.
+			if e.Config.Focused && !focused {
+				p.Refresh()
+			}
+			focused = e.Config.Focused
+		case app.FrameEvent:
+			gtx := app.NewContext(&ops, e)
+			p.Layout(gtx)
+			e.Frame(gtx.Ops)
+		}
+	}
+}
+
+// offscreen fills a panel once and draws it without a display. On Linux,
+// Gio's headless GPU context is EGL's default display; Mesa's surfaceless
+// platform gives one with no X or Wayland server (software rendering with
+// llvmpipe where there is no GPU).
+func offscreen(cli *CLI) (*Panel, *image.RGBA, error) {
+	p := NewPanel(cli, func() {})
 	p.Refresh()
 	p.Wait()
-	return p, w
+	size := image.Pt(width, height)
+	// EGL reads the platform when the display is opened; the variable is
+	// dropped again after, so nothing this process starts inherits it.
+	if _, set := os.LookupEnv("EGL_PLATFORM"); !set && runtime.GOOS == "linux" {
+		os.Setenv("EGL_PLATFORM", "surfaceless")
+		defer os.Unsetenv("EGL_PLATFORM")
+	}
+	hw, err := headless.NewWindow(size.X, size.Y)
+	if err != nil {
+		return p, nil, fmt.Errorf("drawing without a display needs an OpenGL ES context (on Linux Mesa's EGL, libegl-mesa0 and libgl1-mesa-dri): %w", err)
+	}
+	defer hw.Release()
+	// A router of its own, so the widgets draw as enabled ones do.
+	var r input.Router
+	var ops op.Ops
+	gtx := layout.Context{Ops: &ops, Now: time.Now(), Metric: unit.Metric{PxPerDp: 1, PxPerSp: 1}, Constraints: layout.Exact(size), Source: r.Source()}
+	p.Layout(gtx)
+	if err := hw.Frame(&ops); err != nil {
+		return p, nil, fmt.Errorf("drawing the panel: %w", err)
+	}
+	img := image.NewRGBA(image.Rectangle{Max: size})
+	if err := hw.Screenshot(img); err != nil {
+		return p, nil, fmt.Errorf("reading the drawn panel: %w", err)
+	}
+	return p, img, nil
 }
 
 func renderCmd(cli *CLI, path string) error {
-	_, w := headless(cli)
-	img := w.Canvas().Capture()
+	_, img, err := offscreen(cli)
+	if err != nil {
+		return err
+	}
 	f, err := os.Create(path)
 	if err != nil {
 		return fmt.Errorf("writing the image: %w", err)
@@ -111,9 +175,12 @@ func selfCheckCmd(cli *CLI) error {
 	if err != nil {
 		return fmt.Errorf("self-check: reading the vault's state through %s: %w", cli.Bin, err)
 	}
-	p, _ := headless(cli)
-	if p.errLabel.Visible() {
-		return fmt.Errorf("self-check: the panel shows an error: %s", p.errLabel.Text)
+	p, _, err := offscreen(cli)
+	if err != nil {
+		return fmt.Errorf("self-check: %w", err)
+	}
+	if v := p.View(); v.Err != "" {
+		return fmt.Errorf("self-check: the panel shows an error: %s", v.Err)
 	}
 	state := "open"
 	if st.Locked {

@@ -1,4 +1,4 @@
-//go:build !cgo
+//go:build !cgo && !windows
 
 // Command compartment-panel needs cgo (its toolkit draws with OpenGL);
 // built without it, it can still manage the login entry and says how to

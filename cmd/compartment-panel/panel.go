@@ -1,324 +1,269 @@
-//go:build cgo
+//go:build cgo || windows
 
 package main
 
 import (
 	"fmt"
+	"image"
+	"image/color"
 	"strings"
 	"sync"
 	"time"
 
-	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
-	"fyne.io/fyne/v2/widget"
+	"gioui.org/font"
+	"gioui.org/font/gofont"
+	"gioui.org/io/key"
+	"gioui.org/layout"
+	"gioui.org/op/paint"
+	"gioui.org/text"
+	"gioui.org/unit"
+	"gioui.org/widget"
+	"gioui.org/widget/material"
 )
 
 // autoLockChoices are the auto-lock settings the panel offers, as shown
-// and as auto_lock_minutes values (0 is never).
+// and as auto_lock_minutes values (0 is never). Each key is the value's
+// text, the widget.Enum's value.
 var autoLockChoices = []struct {
 	Label   string
 	Minutes int
 }{
-	{"15 minutes", 15}, {"30 minutes", 30}, {"60 minutes", 60}, {"never", 0},
+	{"15 min", 15}, {"30 min", 30}, {"60 min", 60}, {"never", 0},
 }
 
 // Panel is the window's content and what it does. Every action runs the
-// CLI on a goroutine of its own, so the window stays responsive while a
-// wrong passphrase waits out the vault's delay.
+// CLI on a goroutine of its own, so the window stays responsive (and keeps
+// drawing its wait indicator) while a wrong passphrase waits out the
+// vault's delay. Between actions it runs nothing: Gio draws a frame only
+// when an input event or an Invalidate asks for one.
 type Panel struct {
-	cli  *CLI
-	app  fyne.App
-	win  fyne.Window
-	busy sync.WaitGroup // actions in flight (tests wait on it)
+	cli        *CLI
+	th         *material.Theme
+	invalidate func() // asks the window for a new frame; safe from any goroutine
+	quit       func()
+	inflight   sync.WaitGroup // actions in flight (tests and --render wait on it)
 
-	// updating is set while the widgets are filled from a fresh state, so
-	// their change callbacks do not write the same settings back.
-	updating bool
+	mu      sync.Mutex // guards the fields below, written by the action goroutines
+	st      State
+	err     error
+	busy    bool
+	fresh   bool         // st is newer than the widgets
+	pending func() error // the action to run when the one in flight ends
 
-	stateLabel *widget.Label
-	countLabel *widget.Label
-	errLabel   *widget.Label
-	progress   *widget.ProgressBarInfinite
-
-	passEntry    *widget.Entry
-	keyfileEntry *widget.Entry
-	unlockBtn    *widget.Button
-	lockBtn      *widget.Button
-	rekeyBtn     *widget.Button
-	refreshBtn   *widget.Button
-	quitBtn      *widget.Button
-	unlockBox    *fyne.Container
-
-	hookCheck *widget.Check
-	refCheck  *widget.Check
-	autoLock  *widget.Select
-
-	agentLabels map[string]*widget.Label
-	agentBtns   map[string]*widget.Button
-	recent      []*widget.Label
+	// The widgets' state: the window's goroutine only.
+	shown      State
+	errText    string
+	list       widget.List
+	passEd     widget.Editor
+	keyEd      widget.Editor
+	unlockBtn  widget.Clickable
+	lockBtn    widget.Clickable
+	rekeyBtn   widget.Clickable
+	refreshBtn widget.Clickable
+	quitBtn    widget.Clickable
+	rekeyOpen  bool
+	oldEd      widget.Editor
+	newEd      widget.Editor
+	againEd    widget.Editor
+	rekeyDo    widget.Clickable
+	rekeyNo    widget.Clickable
+	hook       widget.Bool
+	ref        widget.Bool
+	autoLock   widget.Enum
+	agentBtns  []widget.Clickable
+	focusPass  bool // move the keyboard focus to the passphrase field next frame
 }
 
-// NewPanel builds the widgets; call Refresh (or RefreshSync) to fill them.
-func NewPanel(a fyne.App, w fyne.Window, cli *CLI) *Panel {
-	p := &Panel{cli: cli, app: a, win: w, agentLabels: map[string]*widget.Label{}, agentBtns: map[string]*widget.Button{}}
-	p.stateLabel = widget.NewLabelWithStyle("…", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	p.countLabel = widget.NewLabel("")
-	p.countLabel.Wrapping = fyne.TextWrapWord
-	p.errLabel = widget.NewLabel("")
-	p.errLabel.Wrapping = fyne.TextWrapWord
-	p.errLabel.Importance = widget.DangerImportance
-	p.errLabel.Hide()
-	p.progress = widget.NewProgressBarInfinite()
-	p.progress.Stop()
-	p.progress.Hide()
-
-	p.passEntry = widget.NewPasswordEntry()
-	p.passEntry.SetPlaceHolder("Passphrase")
-	p.passEntry.OnSubmitted = func(string) { p.Unlock() }
-	p.keyfileEntry = widget.NewEntry()
-	p.keyfileEntry.SetPlaceHolder("Keyfile (only with two-factor unlock)")
-	p.unlockBtn = widget.NewButton("Unlock", p.Unlock)
-	p.unlockBtn.Importance = widget.HighImportance
-	p.lockBtn = widget.NewButton("Lock", p.Lock)
-	p.rekeyBtn = widget.NewButton("Change passphrase", p.askRekey)
-	p.refreshBtn = widget.NewButton("Refresh", p.Refresh)
-	p.quitBtn = widget.NewButton("Quit", func() { a.Quit() })
-	p.unlockBox = container.NewVBox(p.passEntry, p.keyfileEntry, p.unlockBtn)
-
-	p.hookCheck = widget.NewCheck("Capture hook (Claude Code stores what it learns)", func(on bool) {
-		if !p.updating {
-			p.do(func() error { return p.cli.SetHook(on) })
-		}
-	})
-	p.refCheck = widget.NewCheck("Reference facts in search", func(on bool) {
-		if !p.updating {
-			p.do(func() error { return p.cli.SetConfig("include_reference_in_search", fmt.Sprint(on)) })
-		}
-	})
-	var labels []string
-	for _, c := range autoLockChoices {
-		labels = append(labels, c.Label)
+// NewPanel builds the panel; Refresh fills it.
+func NewPanel(cli *CLI, invalidate func()) *Panel {
+	th := material.NewTheme()
+	// The Go fonts only: the same picture everywhere, and no scan of the
+	// system's fonts (nor a font cache written) at start.
+	th.Shaper = text.NewShaper(text.NoSystemFonts(), text.WithCollection(gofont.Collection()))
+	th.TextSize = 15
+	p := &Panel{cli: cli, th: th, invalidate: invalidate, quit: func() {}}
+	p.list.Axis = layout.Vertical
+	for _, e := range []*widget.Editor{&p.passEd, &p.keyEd, &p.oldEd, &p.newEd, &p.againEd} {
+		e.SingleLine = true
 	}
-	p.autoLock = widget.NewSelect(labels, func(label string) {
-		if p.updating {
-			return
-		}
-		for _, c := range autoLockChoices {
-			if c.Label == label {
-				p.do(func() error { return p.cli.SetConfig("auto_lock_minutes", fmt.Sprint(c.Minutes)) })
-			}
-		}
-	})
-
-	agents := container.NewVBox()
-	for _, ag := range panelAgents {
-		l := widget.NewLabel(ag.Name)
-		id := ag.ID
-		b := widget.NewButton("Connect", func() { p.do(func() error { return p.cli.Connect(id) }) })
-		p.agentLabels[id], p.agentBtns[id] = l, b
-		agents.Add(container.NewBorder(nil, nil, nil, b, l))
+	for _, e := range []*widget.Editor{&p.passEd, &p.oldEd, &p.newEd, &p.againEd} {
+		e.Mask = '•'
 	}
-	recent := container.NewVBox()
-	for i := 0; i < 5; i++ {
-		l := widget.NewLabel("")
-		l.Truncation = fyne.TextTruncateEllipsis
-		p.recent = append(p.recent, l)
-		recent.Add(l)
-	}
-
-	autoLockRow := container.NewBorder(nil, nil, widget.NewLabel("Auto-lock after"), nil, p.autoLock)
-	content := container.NewVBox(
-		p.stateLabel, p.countLabel, p.errLabel, p.progress, p.unlockBox,
-		container.NewGridWithColumns(3, p.lockBtn, p.rekeyBtn, p.refreshBtn),
-		widget.NewSeparator(),
-		widget.NewLabelWithStyle("Settings", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
-		p.hookCheck, p.refCheck, autoLockRow,
-		widget.NewSeparator(),
-		widget.NewLabelWithStyle("Agents", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
-		agents,
-		widget.NewSeparator(),
-		widget.NewLabelWithStyle("Newest memories", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
-		recent,
-		widget.NewSeparator(),
-		container.NewBorder(nil, nil, nil, p.quitBtn),
-	)
-	w.SetContent(container.NewPadded(content))
+	p.passEd.Submit = true
+	p.agentBtns = make([]widget.Clickable, len(panelAgents))
 	return p
 }
 
-// do runs an action off the UI goroutine with the progress bar showing,
-// then reloads the state. An error stays in the window until the next
-// action.
+// do runs an action off the window's goroutine, then reloads the state.
+// Actions run one at a time, all on one goroutine, so the CLI (and its
+// keyfile) is only ever used there. While one runs the panel shows that
+// it is waiting and its buttons take no clicks; the text fields stay
+// live, and an action asked for meanwhile (Return in the passphrase field)
+// runs when the one in flight ends. An error stays in the window until the
+// next action.
 func (p *Panel) do(action func() error) {
-	p.setBusy(true)
-	p.busy.Add(1)
+	p.mu.Lock()
+	if p.busy {
+		p.pending = action
+		p.mu.Unlock()
+		return
+	}
+	p.busy = true
+	p.mu.Unlock()
+	p.inflight.Add(1)
+	p.invalidate()
 	go func() {
-		defer p.busy.Done()
-		err := action()
-		st, lerr := p.cli.Load()
-		if err == nil {
-			err = lerr
+		defer p.inflight.Done()
+		for action != nil {
+			err := action()
+			st, lerr := p.cli.Load()
+			if err == nil {
+				err = lerr
+			}
+			p.mu.Lock()
+			p.st, p.err, p.fresh = st, err, true
+			action, p.pending = p.pending, nil
+			p.busy = action != nil
+			p.mu.Unlock()
+			p.invalidate()
 		}
-		fyne.Do(func() {
-			p.setBusy(false)
-			p.show(st, err)
-			p.win.Content().Refresh()
-		})
 	}()
 }
 
-// Refresh reloads the state from the CLI.
-func (p *Panel) Refresh() { p.do(func() error { return nil }) }
+// Refresh reloads the state from the CLI; while an action runs it does
+// nothing, as the action reloads when it ends.
+func (p *Panel) Refresh() {
+	if !p.Busy() {
+		p.do(func() error { return nil })
+	}
+}
 
-// Wait blocks until every action started so far has finished. With
-// Fyne's test driver (--render, --self-check, the tests), fyne.Do runs its
-// function at once, so the window then shows the result.
-func (p *Panel) Wait() { p.busy.Wait() }
+// Wait blocks until every action started so far has finished.
+func (p *Panel) Wait() { p.inflight.Wait() }
 
-// Unlock unlocks with what is typed; the field is cleared right away so
-// the passphrase stays in memory no longer than the call.
-func (p *Panel) Unlock() {
-	pass := p.passEntry.Text
+// Busy reports whether an action is running.
+func (p *Panel) Busy() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.busy
+}
+
+// unlock unlocks with what is typed; the field is cleared at once so the
+// passphrase stays in memory no longer than the call.
+func (p *Panel) unlock() {
+	pass := p.passEd.Text()
 	if pass == "" {
-		p.showErr(fmt.Errorf("type your passphrase, then press Unlock"))
+		p.errText = "Type your passphrase, then press Unlock."
 		return
 	}
-	p.passEntry.SetText("")
-	p.cli.Keyfile = strings.TrimSpace(p.keyfileEntry.Text)
-	p.do(func() error { return p.cli.Unlock(pass) })
+	p.passEd.SetText("")
+	keyfile := strings.TrimSpace(p.keyEd.Text())
+	p.do(func() error {
+		p.cli.Keyfile = keyfile
+		return p.cli.Unlock(pass)
+	})
 }
 
-// Lock locks the vault for every process.
-func (p *Panel) Lock() { p.do(p.cli.Lock) }
-
-func (p *Panel) askRekey() {
-	old := widget.NewPasswordEntry()
-	nw := widget.NewPasswordEntry()
-	again := widget.NewPasswordEntry()
-	items := []*widget.FormItem{
-		widget.NewFormItem("Current passphrase", old),
-		widget.NewFormItem("New passphrase", nw),
-		widget.NewFormItem("New again", again),
+// rekey changes the passphrase with what the three fields hold.
+func (p *Panel) rekey() {
+	old, nw, again := p.oldEd.Text(), p.newEd.Text(), p.againEd.Text()
+	for _, e := range []*widget.Editor{&p.oldEd, &p.newEd, &p.againEd} {
+		e.SetText("")
 	}
-	dialog.ShowForm("Change passphrase", "Change", "Cancel", items, func(ok bool) {
-		if !ok {
-			return
-		}
-		if nw.Text != again.Text {
-			p.showErr(fmt.Errorf("the two new passphrases differ; nothing was changed, try again"))
-			return
-		}
-		p.Rekey(old.Text, nw.Text)
-	}, p.win)
-}
-
-// Rekey changes the passphrase.
-func (p *Panel) Rekey(old, new string) {
-	p.do(func() error { return p.cli.Rekey(old, new) })
-}
-
-func (p *Panel) setBusy(b bool) {
-	for _, btn := range []*widget.Button{p.unlockBtn, p.lockBtn, p.rekeyBtn, p.refreshBtn} {
-		if b {
-			btn.Disable()
-		} else {
-			btn.Enable()
-		}
-	}
-	if b {
-		p.progress.Show()
-		p.progress.Start()
-	} else {
-		p.progress.Stop()
-		p.progress.Hide()
-	}
-}
-
-func (p *Panel) showErr(err error) {
-	if err == nil {
-		p.errLabel.SetText("")
-		p.errLabel.Hide()
+	switch {
+	case old == "" || nw == "":
+		p.errText = "Type the current passphrase and the new one (twice), then press Change."
+		return
+	case nw != again:
+		p.errText = "The two new passphrases differ; nothing was changed, type them again."
 		return
 	}
-	msg := err.Error()
-	if msg != "" {
-		msg = strings.ToUpper(msg[:1]) + msg[1:]
-	}
-	if !strings.HasSuffix(msg, ".") {
-		msg += "."
-	}
-	p.errLabel.SetText(msg)
-	p.errLabel.Show()
+	p.rekeyOpen = false
+	p.do(func() error { return p.cli.Rekey(old, nw) })
 }
 
-// show fills the widgets from st; err, if any, is shown above them.
-func (p *Panel) show(st State, err error) {
-	p.updating = true
-	defer func() { p.updating = false }()
-	p.showErr(friendly(err))
+// View is what the panel says, as text (the window draws it; the tests
+// read it).
+type View struct {
+	State, Counts, Err string
+	Agents             []string // "Claude Code: connected", in panelAgents order
+	Recent             []string
+	Locked, Busy       bool
+}
+
+// view derives what to say from the last state and error.
+func view(st State, err error, busy bool) View {
+	v := View{Busy: busy, Locked: st.Locked || st.Path == ""}
+	if err != nil {
+		v.Err = sentence(friendly(err).Error())
+	}
 	switch {
 	case st.Path == "":
-		p.stateLabel.SetText("No vault")
+		v.State = "No vault"
 	case st.Locked:
-		p.stateLabel.SetText("Locked — " + st.Path)
+		v.State = "Locked — " + st.Path
 	default:
-		p.stateLabel.SetText("Open — " + st.Path)
+		v.State = "Open — " + st.Path
 	}
-	if st.Locked || st.Path == "" {
-		p.countLabel.SetText("Unlock to see your memories.")
-		p.unlockBox.Show()
-		p.lockBtn.Disable()
-	} else {
-		p.countLabel.SetText(fmt.Sprintf("%d memories, %d of them your own (the rest are reference facts and packs)", st.Live, st.Organic))
-		if st.Live == 1 {
-			p.countLabel.SetText(fmt.Sprintf("1 memory, %d of it your own", st.Organic))
-		}
-		p.unlockBox.Hide()
-		p.lockBtn.Enable()
-	}
-	p.hookCheck.SetChecked(st.HookOn)
-	p.refCheck.SetChecked(st.RefInSearch)
-	for _, c := range autoLockChoices {
-		if c.Minutes == st.AutoLockMin {
-			p.autoLock.SetSelected(c.Label)
-		}
+	switch {
+	case v.Locked:
+		v.Counts = "Unlock to see your memories."
+	case st.Live == 1:
+		v.Counts = fmt.Sprintf("1 memory, %d of it your own", st.Organic)
+	default:
+		v.Counts = fmt.Sprintf("%d memories, %d of them your own (the rest are reference facts and packs)", st.Live, st.Organic)
 	}
 	for _, ag := range panelAgents {
 		if st.Agents[ag.ID] {
-			p.agentLabels[ag.ID].SetText(ag.Name + ": connected")
-			p.agentBtns[ag.ID].SetText("Reconnect")
+			v.Agents = append(v.Agents, ag.Name+": connected")
 		} else {
-			p.agentLabels[ag.ID].SetText(ag.Name + ": not connected")
-			p.agentBtns[ag.ID].SetText("Connect")
+			v.Agents = append(v.Agents, ag.Name+": not connected")
 		}
 	}
-	for i, l := range p.recent {
-		switch {
-		case i < len(st.Recent):
-			l.SetText(inert(st.Recent[i]))
-		case i == 0 && !st.Locked && st.Path != "":
-			l.SetText("(no memories yet)")
-		default:
-			l.SetText("")
-		}
+	for _, r := range st.Recent {
+		v.Recent = append(v.Recent, inert(r))
 	}
+	if len(v.Recent) == 0 && !v.Locked {
+		v.Recent = []string{"(no memories yet)"}
+	}
+	return v
+}
+
+// View returns what the panel says now, including a message of its own
+// (an empty passphrase field, two new passphrases that differ).
+func (p *Panel) View() View {
+	p.mu.Lock()
+	v := view(p.st, p.err, p.busy)
+	p.mu.Unlock()
+	if p.errText != "" {
+		v.Err = p.errText
+	}
+	return v
+}
+
+// sentence makes a message one sentence: a capital first, a full stop last.
+func sentence(msg string) string {
+	if msg == "" {
+		return msg
+	}
+	msg = strings.ToUpper(msg[:1]) + msg[1:]
+	if !strings.HasSuffix(msg, ".") {
+		msg += "."
+	}
+	return msg
 }
 
 // friendly adds what to do to the CLI's messages people meet most.
 func friendly(err error) error {
-	if err == nil {
-		return nil
-	}
-	msg := err.Error()
-	if strings.Contains(msg, "wrong passphrase") {
+	if strings.Contains(err.Error(), "wrong passphrase") {
 		return fmt.Errorf("wrong passphrase (or keyfile); type it again and press Unlock")
 	}
 	return err
 }
 
 // inert makes a memory's text safe to show as one line: control
-// characters become spaces.
+// characters become spaces. (Gio draws text as text; nothing in it is
+// ever interpreted as markup or a link.)
 func inert(s string) string {
 	return strings.Map(func(r rune) rune {
 		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
@@ -328,12 +273,217 @@ func inert(s string) string {
 	}, s)
 }
 
-// startTimer refreshes on a slow timer, so an auto-lock shows within a
-// minute; between ticks the panel runs nothing.
-func (p *Panel) startTimer(every time.Duration) {
+// update applies a fresh state to the widgets and handles this frame's
+// input: clicks, submitted fields and changed settings.
+func (p *Panel) update(gtx layout.Context) {
+	p.mu.Lock()
+	if p.fresh {
+		p.fresh = false
+		p.shown = p.st
+		p.errText = ""
+		p.hook.Value, p.ref.Value = p.st.HookOn, p.st.RefInSearch
+		p.autoLock.Value = ""
+		for _, c := range autoLockChoices {
+			if c.Minutes == p.st.AutoLockMin {
+				p.autoLock.Value = c.Label
+			}
+		}
+		p.focusPass = p.st.Locked
+	}
+	busy := p.busy
+	p.mu.Unlock()
+	if p.focusPass {
+		p.focusPass = false
+		gtx.Execute(key.FocusCmd{Tag: &p.passEd})
+	}
+	// The passphrase field is live even while an action runs (its events
+	// would otherwise be dropped when it is drawn).
+	for {
+		ev, ok := p.passEd.Update(gtx)
+		if !ok {
+			break
+		}
+		if _, ok := ev.(widget.SubmitEvent); ok {
+			p.unlock()
+		}
+	}
+	if busy {
+		return
+	}
+	if p.unlockBtn.Clicked(gtx) {
+		p.unlock()
+	}
+	if p.lockBtn.Clicked(gtx) {
+		p.do(p.cli.Lock)
+	}
+	if p.refreshBtn.Clicked(gtx) {
+		p.Refresh()
+	}
+	if p.quitBtn.Clicked(gtx) {
+		p.quit()
+	}
+	if p.rekeyBtn.Clicked(gtx) {
+		p.rekeyOpen = !p.rekeyOpen
+	}
+	if p.rekeyNo.Clicked(gtx) {
+		p.rekeyOpen = false
+	}
+	if p.rekeyDo.Clicked(gtx) {
+		p.rekey()
+	}
+	if p.hook.Update(gtx) {
+		on := p.hook.Value
+		p.do(func() error { return p.cli.SetHook(on) })
+	}
+	if p.ref.Update(gtx) {
+		on := p.ref.Value
+		p.do(func() error { return p.cli.SetConfig("include_reference_in_search", fmt.Sprint(on)) })
+	}
+	if p.autoLock.Update(gtx) {
+		for _, c := range autoLockChoices {
+			if c.Label == p.autoLock.Value {
+				minutes := c.Minutes
+				p.do(func() error { return p.cli.SetConfig("auto_lock_minutes", fmt.Sprint(minutes)) })
+			}
+		}
+	}
+	for i := range p.agentBtns {
+		if p.agentBtns[i].Clicked(gtx) {
+			id := panelAgents[i].ID
+			p.do(func() error { return p.cli.Connect(id) })
+		}
+	}
+}
+
+var (
+	danger = color.NRGBA{R: 0xb0, G: 0x1c, B: 0x1c, A: 0xff}
+	muted  = color.NRGBA{R: 0x55, G: 0x55, B: 0x55, A: 0xff}
+)
+
+// Layout handles the frame's input and draws the panel.
+func (p *Panel) Layout(gtx layout.Context) layout.Dimensions {
+	p.update(gtx)
+	v := p.View()
+	th := p.th
+	// Every button and setting is drawn disabled while an action runs.
+	act := func(w layout.Widget, ok bool) layout.Widget {
+		return func(gtx layout.Context) layout.Dimensions {
+			if v.Busy || !ok {
+				gtx = gtx.Disabled()
+			}
+			return w(gtx)
+		}
+	}
+	var rows []layout.Widget
+	add := func(w ...layout.Widget) { rows = append(rows, w...) }
+	heading := func(s string) layout.Widget {
+		return func(gtx layout.Context) layout.Dimensions {
+			l := material.Subtitle1(th, s)
+			l.Font.Weight = font.Bold
+			return layout.Inset{Top: unit.Dp(14), Bottom: unit.Dp(4)}.Layout(gtx, l.Layout)
+		}
+	}
+	label := func(s string, c color.NRGBA) layout.Widget {
+		return func(gtx layout.Context) layout.Dimensions {
+			l := material.Body1(th, s)
+			l.Color = c
+			return layout.Inset{Bottom: unit.Dp(4)}.Layout(gtx, l.Layout)
+		}
+	}
+	button := func(c *widget.Clickable, s string) layout.Widget {
+		return material.Button(th, c, s).Layout
+	}
+	row := func(children ...layout.FlexChild) layout.Widget {
+		return func(gtx layout.Context) layout.Dimensions {
+			return layout.Inset{Top: unit.Dp(4), Bottom: unit.Dp(4)}.Layout(gtx, func(gtx layout.Context) layout.Dimensions {
+				return layout.Flex{Alignment: layout.Middle}.Layout(gtx, children...)
+			})
+		}
+	}
+	gap := layout.Rigid(layout.Spacer{Width: unit.Dp(8)}.Layout)
+	field := func(e *widget.Editor, hint string) layout.Widget {
+		return func(gtx layout.Context) layout.Dimensions {
+			return layout.Inset{Top: unit.Dp(4), Bottom: unit.Dp(4)}.Layout(gtx, func(gtx layout.Context) layout.Dimensions {
+				return widget.Border{Color: muted, CornerRadius: unit.Dp(3), Width: unit.Dp(1)}.Layout(gtx, func(gtx layout.Context) layout.Dimensions {
+					return layout.UniformInset(unit.Dp(6)).Layout(gtx, material.Editor(th, e, hint).Layout)
+				})
+			})
+		}
+	}
+
+	st := material.H6(th, v.State)
+	st.MaxLines = 2
+	add(st.Layout, label(v.Counts, th.Fg))
+	if v.Err != "" {
+		add(label(v.Err, danger))
+	}
+	if v.Busy {
+		add(row(
+			layout.Rigid(func(gtx layout.Context) layout.Dimensions {
+				gtx.Constraints.Max = image.Pt(gtx.Dp(20), gtx.Dp(20))
+				return material.Loader(th).Layout(gtx)
+			}),
+			gap,
+			layout.Rigid(material.Body2(th, "Working… (a wrong passphrase waits a few seconds)").Layout),
+		))
+	}
+	if v.Locked {
+		add(field(&p.passEd, "Passphrase"), field(&p.keyEd, "Keyfile (only with two-factor unlock)"),
+			act(button(&p.unlockBtn, "Unlock"), true))
+	}
+	add(row(
+		layout.Flexed(1, act(button(&p.lockBtn, "Lock"), !v.Locked)), gap,
+		layout.Flexed(1, act(button(&p.rekeyBtn, "Change passphrase"), true)), gap,
+		layout.Flexed(1, act(button(&p.refreshBtn, "Refresh"), true)),
+	))
+	if p.rekeyOpen {
+		add(field(&p.oldEd, "Current passphrase"), field(&p.newEd, "New passphrase"),
+			field(&p.againEd, "New passphrase again"),
+			row(layout.Rigid(act(button(&p.rekeyDo, "Change"), true)), gap,
+				layout.Rigid(act(button(&p.rekeyNo, "Cancel"), true))))
+	}
+	var radios []layout.FlexChild
+	for _, c := range autoLockChoices {
+		radios = append(radios, layout.Rigid(act(material.RadioButton(th, &p.autoLock, c.Label, c.Label).Layout, true)))
+	}
+	add(heading("Settings"),
+		act(material.CheckBox(th, &p.hook, "Capture hook (Claude Code stores what it learns)").Layout, true),
+		act(material.CheckBox(th, &p.ref, "Reference facts in search").Layout, true),
+		label("Auto-lock after", th.Fg), row(radios...))
+	add(heading("Agents"))
+	for i := range panelAgents {
+		text := "Connect"
+		if strings.HasSuffix(v.Agents[i], ": connected") {
+			text = "Reconnect"
+		}
+		add(row(layout.Flexed(1, material.Body1(th, v.Agents[i]).Layout),
+			layout.Rigid(act(button(&p.agentBtns[i], text), true))))
+	}
+	add(heading("Newest memories"))
+	for _, r := range v.Recent {
+		l := material.Body2(th, r)
+		l.MaxLines = 1
+		add(l.Layout)
+	}
+	add(func(gtx layout.Context) layout.Dimensions {
+		return layout.Inset{Top: unit.Dp(14)}.Layout(gtx, func(gtx layout.Context) layout.Dimensions {
+			return layout.E.Layout(gtx, button(&p.quitBtn, "Quit"))
+		})
+	})
+	paint.Fill(gtx.Ops, th.Bg)
+	return layout.UniformInset(unit.Dp(14)).Layout(gtx, func(gtx layout.Context) layout.Dimensions {
+		return material.List(th, &p.list).Layout(gtx, len(rows), func(gtx layout.Context, i int) layout.Dimensions {
+			return rows[i](gtx)
+		})
+	})
+}
+
+// refreshEvery re-reads the state on a slow timer, so a window left in
+// view across an auto-lock shows it; between ticks the panel runs nothing.
+func (p *Panel) refreshEvery(every time.Duration) {
 	go func() {
 		for range time.Tick(every) {
-			fyne.Do(p.Refresh)
+			p.Refresh()
 		}
 	}()
 }

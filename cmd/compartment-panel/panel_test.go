@@ -12,8 +12,16 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
-	"fyne.io/fyne/v2/test"
+	"gioui.org/f32"
+	"gioui.org/io/input"
+	"gioui.org/io/key"
+	"gioui.org/io/pointer"
+	"gioui.org/layout"
+	"gioui.org/op"
+	"gioui.org/unit"
+	"gioui.org/widget"
 )
 
 const testPass = "correct horse battery staple"
@@ -87,101 +95,272 @@ func cliState(t *testing.T, cli *CLI) (locked bool, cfg map[string]any) {
 	return st.Locked, cfg
 }
 
+// driver runs the panel in-process the way its window does (layout, then
+// the input router) and acts on it with synthetic pointer and key events
+// through Gio's input router, finding widgets by their text in the frame's
+// semantic tree (what a screen reader reads), so a test presses what a
+// person sees.
+type driver struct {
+	t   *testing.T
+	p   *Panel
+	r   input.Router
+	ops op.Ops
+}
+
+func newDriver(t *testing.T, cli *CLI) *driver {
+	d := &driver{t: t, p: NewPanel(cli, func() {})}
+	d.p.Refresh()
+	d.p.Wait()
+	d.frame()
+	return d
+}
+
+func (d *driver) frame() {
+	d.ops.Reset()
+	gtx := layout.Context{Ops: &d.ops, Now: time.Now(), Metric: unit.Metric{PxPerDp: 1, PxPerSp: 1},
+		Constraints: layout.Exact(image.Pt(width, height)), Source: d.r.Source()}
+	d.p.Layout(gtx)
+	d.r.Frame(&d.ops)
+}
+
+// settle waits for the action in flight, then draws twice: once to take
+// in the new state, once for the widgets it moved.
+func (d *driver) settle() {
+	d.p.Wait()
+	d.frame()
+	d.frame()
+}
+
+// pressable reports whether the panel has a widget labelled label that
+// takes a click now.
+func (d *driver) pressable(label string) bool {
+	w, ok := d.lookup(label, 0)
+	return ok && !w.Disabled
+}
+
+// find returns the clickable widget whose text is label, else the first
+// whose text starts with it.
+func (d *driver) find(label string) input.SemanticDesc {
+	d.t.Helper()
+	return d.nth(label, 0)
+}
+
+// nth is find's i-th widget (from 0, in the window's order) among those
+// whose text is label.
+func (d *driver) nth(label string, i int) input.SemanticDesc {
+	d.t.Helper()
+	w, ok := d.lookup(label, i)
+	if !ok {
+		d.t.Fatalf("no %q (#%d) to press in the panel", label, i)
+	}
+	return w
+}
+
+func (d *driver) lookup(label string, i int) (input.SemanticDesc, bool) {
+	var walk func(n input.SemanticNode) string
+	walk = func(n input.SemanticNode) string {
+		s := n.Desc.Label
+		for _, c := range n.Children {
+			s += walk(c)
+		}
+		return s
+	}
+	var exact, prefix []input.SemanticDesc
+	for _, n := range d.r.AppendSemantics(nil) {
+		if n.Desc.Gestures&input.ClickGesture == 0 || holdsClickable(n) {
+			continue // not clickable, or a container (the window, the list)
+		}
+		text := strings.TrimSpace(walk(n))
+		switch {
+		case text == label:
+			exact = append(exact, n.Desc)
+		case strings.HasPrefix(text, label):
+			prefix = append(prefix, n.Desc)
+		}
+	}
+	switch {
+	case i < len(exact):
+		return exact[i], true
+	case len(exact) == 0 && i < len(prefix):
+		return prefix[i], true
+	}
+	return input.SemanticDesc{}, false
+}
+
+func holdsClickable(n input.SemanticNode) bool {
+	for _, c := range n.Children {
+		if c.Desc.Gestures&input.ClickGesture != 0 || holdsClickable(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// click presses and releases the primary button over the widget labelled
+// label, as a mouse does.
+func (d *driver) click(label string) {
+	d.t.Helper()
+	d.press(d.find(label), label)
+}
+
+func (d *driver) press(w input.SemanticDesc, label string) {
+	d.t.Helper()
+	if w.Disabled {
+		d.t.Fatalf("%q is disabled", label)
+	}
+	c := w.Bounds.Min.Add(w.Bounds.Max).Div(2)
+	pos := f32.Pt(float32(c.X), float32(c.Y))
+	d.r.Queue(
+		pointer.Event{Kind: pointer.Move, Source: pointer.Mouse, Position: pos},
+		pointer.Event{Kind: pointer.Press, Source: pointer.Mouse, Buttons: pointer.ButtonPrimary, Position: pos},
+		pointer.Event{Kind: pointer.Release, Source: pointer.Mouse, Position: pos},
+	)
+	// A press that moves the focus (a radio button) holds the rest of
+	// the events back to the next frame.
+	d.frame()
+	d.frame()
+}
+
+// typeInto moves the keyboard focus to a text field and types s into it.
+// (Gio's editors have no text in the semantic tree, so they are found by
+// the panel's own field.)
+func (d *driver) typeInto(e *widget.Editor, s string) {
+	d.t.Helper()
+	d.r.Source().Execute(key.FocusCmd{Tag: e})
+	d.frame()
+	if !d.r.Source().Focused(e) {
+		d.t.Fatal("the text field did not take the focus")
+	}
+	d.r.Queue(key.EditEvent{Text: s})
+	d.frame()
+}
+
+// enter presses Return in the focused field.
+func (d *driver) enter() {
+	d.r.Queue(key.Event{Name: key.NameReturn, State: key.Press}, key.Event{Name: key.NameReturn, State: key.Release})
+	d.frame()
+}
+
 func TestPanelDrivesTheVault(t *testing.T) {
 	cli := newVault(t)
-	p, _ := headless(cli)
-	if !strings.HasPrefix(p.stateLabel.Text, "Locked") {
-		t.Fatalf("panel on a locked vault says %q", p.stateLabel.Text)
+	d := newDriver(t, cli)
+	if v := d.p.View(); !strings.HasPrefix(v.State, "Locked") {
+		t.Fatalf("panel on a locked vault says %q", v.State)
 	}
 
-	// A wrong passphrase: the window is busy (progress showing, buttons
-	// off) while the CLI waits, then says what to do; the vault stays locked.
-	test.Type(p.passEntry, "not the passphrase")
-	test.Tap(p.unlockBtn)
-	if !p.progress.Visible() || !p.unlockBtn.Disabled() {
-		t.Error("while unlocking, the progress bar should show and Unlock be disabled")
+	// A wrong passphrase: the window shows it is waiting (and takes no
+	// other action) while the CLI waits, then says what to do; the vault
+	// stays locked.
+	d.typeInto(&d.p.passEd, "not the passphrase")
+	d.click("Unlock")
+	if !d.p.Busy() || d.pressable("Refresh") || !d.pressable("Quit") {
+		t.Error("while unlocking, the panel should show it is waiting, with its buttons disabled")
 	}
-	if p.passEntry.Text != "" {
+	if d.p.passEd.Text() != "" {
 		t.Error("the passphrase field should be cleared as soon as Unlock is pressed")
 	}
-	p.Wait()
-	if !strings.Contains(p.errLabel.Text, "Wrong passphrase") || !p.errLabel.Visible() {
-		t.Errorf("after a wrong passphrase the window says %q", p.errLabel.Text)
+	d.settle()
+	if v := d.p.View(); !strings.Contains(v.Err, "Wrong passphrase") {
+		t.Errorf("after a wrong passphrase the window says %q", v.Err)
 	}
 	if locked, _ := cliState(t, cli); !locked {
 		t.Fatal("a wrong passphrase unlocked the vault")
 	}
 
-	// The right one.
-	test.Type(p.passEntry, testPass)
-	test.Tap(p.unlockBtn)
-	p.Wait()
+	// The right one, typed and submitted with Return while a refresh is
+	// still running: the field stays live and the unlock runs after it.
+	d.click("Refresh")
+	if !d.p.Busy() {
+		t.Fatal("Refresh should keep the panel busy while the CLI runs")
+	}
+	d.typeInto(&d.p.passEd, testPass)
+	d.enter()
+	d.settle()
 	if locked, _ := cliState(t, cli); locked {
-		t.Fatalf("Unlock left the vault locked; the window says %q", p.errLabel.Text)
+		t.Fatalf("Unlock left the vault locked; the window says %q", d.p.View().Err)
 	}
-	if p.errLabel.Visible() || !strings.HasPrefix(p.stateLabel.Text, "Open") {
-		t.Errorf("after Unlock: state %q, error %q", p.stateLabel.Text, p.errLabel.Text)
+	v := d.p.View()
+	if v.Err != "" || !strings.HasPrefix(v.State, "Open") {
+		t.Errorf("after Unlock: state %q, error %q", v.State, v.Err)
 	}
-	if !strings.Contains(p.countLabel.Text, "1 memory") || !strings.Contains(p.recent[0].Text, "deploys on Fridays") {
-		t.Errorf("after Unlock: counts %q, newest %q", p.countLabel.Text, p.recent[0].Text)
+	if !strings.Contains(v.Counts, "1 memory") || len(v.Recent) == 0 || !strings.Contains(v.Recent[0], "deploys on Fridays") {
+		t.Errorf("after Unlock: counts %q, newest %q", v.Counts, v.Recent)
 	}
 
 	// Settings.
-	if !p.refCheck.Checked {
+	if !d.find("Reference facts").Selected {
 		t.Fatal("reference facts in search should start on")
 	}
-	test.Tap(p.refCheck)
-	p.Wait()
-	p.autoLock.SetSelected("15 minutes")
-	p.Wait()
+	d.click("Reference facts")
+	d.settle()
+	d.click("15 min")
+	d.settle()
 	_, cfg := cliState(t, cli)
 	if cfg["include_reference_in_search"] != false || cfg["auto_lock_minutes"] != float64(15) {
 		t.Errorf("after the setting changes the CLI reads include_reference_in_search=%v auto_lock_minutes=%v", cfg["include_reference_in_search"], cfg["auto_lock_minutes"])
 	}
-	p.autoLock.SetSelected("never")
-	p.Wait()
+	if d.find("Reference facts").Selected || !d.find("15 min").Selected {
+		t.Error("the window does not show the settings it changed")
+	}
+	d.click("never")
+	d.settle()
 	if _, cfg := cliState(t, cli); cfg["auto_lock_minutes"] != float64(0) {
 		t.Errorf("auto-lock never: the CLI reads %v", cfg["auto_lock_minutes"])
 	}
-	test.Tap(p.hookCheck)
-	p.Wait()
-	if !strings.Contains(string(mustRun(t, cli, "", "hook", "status", "--json")), `"installed": true`) || !p.hookCheck.Checked {
-		t.Errorf("the capture hook box did not install the hook: %q", p.errLabel.Text)
+	d.click("Capture hook")
+	d.settle()
+	if !strings.Contains(string(mustRun(t, cli, "", "hook", "status", "--json")), `"installed": true`) || !d.find("Capture hook").Selected {
+		t.Errorf("the capture hook box did not install the hook: %q", d.p.View().Err)
 	}
 
 	// Connect an agent, as `compartment integrate hermes` does.
-	test.Tap(p.agentBtns["hermes"])
-	p.Wait()
-	if !strings.Contains(p.agentLabels["hermes"].Text, ": connected") {
-		t.Errorf("after Connect: %q (error %q)", p.agentLabels["hermes"].Text, p.errLabel.Text)
+	d.press(d.nth("Connect", 1), "Hermes Agent's Connect") // the second agent
+	d.settle()
+	if v := d.p.View(); v.Agents[1] != "Hermes Agent: connected" {
+		t.Errorf("after Connect: %q (error %q)", v.Agents[1], v.Err)
 	}
 	if _, err := os.Stat(filepath.Join(os.Getenv("HOME"), ".hermes", "config.yaml")); err != nil {
 		t.Errorf("Connect did not write Hermes's configuration: %v", err)
 	}
 
 	// Lock.
-	test.Tap(p.lockBtn)
-	p.Wait()
-	if locked, _ := cliState(t, cli); !locked || !strings.HasPrefix(p.stateLabel.Text, "Locked") {
-		t.Errorf("after Lock: CLI locked=%v, window %q", locked, p.stateLabel.Text)
+	d.click("Lock")
+	d.settle()
+	v = d.p.View()
+	if locked, _ := cliState(t, cli); !locked || !strings.HasPrefix(v.State, "Locked") {
+		t.Errorf("after Lock: CLI locked=%v, window %q", locked, v.State)
 	}
-	if p.recent[0].Text != "" {
-		t.Errorf("a locked panel still shows a memory: %q", p.recent[0].Text)
+	if len(v.Recent) != 0 {
+		t.Errorf("a locked panel still shows memories: %q", v.Recent)
+	}
+	if d.pressable("Lock") || !d.pressable("Unlock") {
+		t.Errorf("on a locked vault Unlock should take a click and Lock none (Lock %v, Unlock %v)", d.pressable("Lock"), d.pressable("Unlock"))
 	}
 }
 
 func TestPanelChangesPassphrase(t *testing.T) {
 	cli := newVault(t)
-	p, _ := headless(cli)
-	p.Rekey("wrong old one", "a brand new passphrase")
-	p.Wait()
-	if !p.errLabel.Visible() {
+	d := newDriver(t, cli)
+	change := func(old, nw, again string) {
+		d.click("Change passphrase")
+		d.typeInto(&d.p.oldEd, old)
+		d.typeInto(&d.p.newEd, nw)
+		d.typeInto(&d.p.againEd, again)
+		d.click("Change")
+		d.settle()
+	}
+	change(testPass, "a brand new passphrase", "a different one")
+	if v := d.p.View(); !strings.Contains(v.Err, "differ") {
+		t.Fatalf("two different new passphrases: the window says %q", v.Err)
+	}
+	d.click("Cancel")
+	change("wrong old one", "a brand new passphrase", "a brand new passphrase")
+	if d.p.View().Err == "" {
 		t.Fatal("a wrong current passphrase changed nothing but showed no error")
 	}
-	p.Rekey(testPass, "a brand new passphrase")
-	p.Wait()
-	if p.errLabel.Visible() {
-		t.Fatalf("changing the passphrase: %s", p.errLabel.Text)
+	change(testPass, "a brand new passphrase", "a brand new passphrase")
+	if v := d.p.View(); v.Err != "" {
+		t.Fatalf("changing the passphrase: %s", v.Err)
 	}
 	if err := cli.Unlock(testPass); err == nil {
 		t.Fatal("the old passphrase still unlocks the vault")
@@ -198,9 +377,38 @@ func TestRenderWritesPNG(t *testing.T) {
 		t.Fatal(err)
 	}
 	img := decodePNG(t, out)
-	if img.Bounds().Dx() < 300 || img.Bounds().Dy() < 400 || distinctColours(img) < 8 {
+	if img.Bounds().Dx() != width || img.Bounds().Dy() != height || distinctColours(img) < 8 {
 		t.Fatalf("the rendered panel is %v with %d colours", img.Bounds(), distinctColours(img))
 	}
+	// Mostly the white page, with dark text and the theme's blue buttons
+	// (Unlock, Connect) on it.
+	white, dark, blue := colourShares(img)
+	if white < 0.6 || dark < 0.002 || blue < 0.02 {
+		t.Fatalf("the rendered panel is %.0f%% white, %.1f%% dark, %.1f%% blue; want a white page with text and blue buttons", 100*white, 100*dark, 100*blue)
+	}
+}
+
+// colourShares returns the shares of near-white, near-black and the
+// theme's blue (material's 0x3f51b5) pixels.
+func colourShares(img image.Image) (white, dark, blue float64) {
+	b := img.Bounds()
+	var n float64
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			r, g, bl = r>>8, g>>8, bl>>8
+			n++
+			switch {
+			case r > 240 && g > 240 && bl > 240:
+				white++
+			case r < 80 && g < 80 && bl < 80:
+				dark++
+			case r < 0x50 && g > 0x48 && g < 0x5a && bl > 0xa8 && bl < 0xc0:
+				blue++
+			}
+		}
+	}
+	return white / n, dark / n, blue / n
 }
 
 func decodePNG(t *testing.T, path string) image.Image {

@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
-# What the desktop panel (cmd/compartment-panel, Fyne) needs: a C compiler
-# for cgo, the OpenGL and X11 headers its GLFW driver compiles against, and
-# for its tests Xvfb (a display with no screen), xauth, xwd and ImageMagick
+# What the desktop panel (cmd/compartment-panel, Gio) needs: a C compiler
+# and pkg-config for cgo; the X11, xkbcommon, Wayland, EGL and Vulkan
+# headers Gio's window compiles against (OpenGL ES and Vulkan themselves are
+# loaded at run time); Mesa's EGL, GLES and software (llvmpipe) drivers,
+# which also draw --render without a display; and for its tests Xvfb (a
+# display with no screen), xdotool (synthetic X input) and ImageMagick
 # (screenshots of the real window). Idempotent: skipped when every package
 # is installed. Without apt-get it says what to install and stops the
 # setup, because `make build` builds the panel.
 set -euo pipefail
 
-pkgs=(gcc libc6-dev libgl1-mesa-dev libgl1-mesa-dri xorg-dev libxxf86vm-dev xvfb xauth x11-apps imagemagick)
+pkgs=(gcc libc6-dev pkg-config libx11-dev libx11-xcb-dev libxkbcommon-dev libxkbcommon-x11-dev libxcursor-dev libxfixes-dev
+	libwayland-dev libegl-dev libvulkan-dev libegl-mesa0 libgles2 libgl1-mesa-dri xvfb xdotool imagemagick)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
