@@ -30,6 +30,11 @@ type Calibration struct {
 	CosCeil     float64 `json:"cos_ceil"`
 	SameMeaning float64 `json:"same_meaning"`
 	SameTopic   float64 `json:"same_topic"`
+	// SemanticWeight is the semantic channel's weight w_vec in the fused
+	// evidence (the literal channel's is 1 − w_vec). Absent or 0 means
+	// the spec's 0.75, which is bge-small's; a static model's is fitted
+	// from pairs it never trained on (embed/train/calibrate.go).
+	SemanticWeight float64 `json:"semantic_weight,omitempty"`
 }
 
 // SpecCalibration is bge-small-en-v1.5's calibration: the constants the
@@ -42,8 +47,13 @@ var SpecCalibration = Calibration{CosFloor: 0.25, CosCeil: 0.85, SameMeaning: 0.
 var ErrUncalibrated = errors.New("embed: model has no calibration")
 
 // Validate checks that the calibration is usable:
-// −1 ≤ CosFloor < CosCeil ≤ 1, CosFloor < SameTopic ≤ SameMeaning ≤ 1.
+// −1 ≤ CosFloor < CosCeil ≤ 1, CosFloor < SameTopic ≤ SameMeaning ≤ 1,
+// and SemanticWeight 0 (unset) or strictly between 0 and 1.
 func (c Calibration) Validate() error {
+	if math.IsNaN(c.SemanticWeight) || c.SemanticWeight < 0 || c.SemanticWeight >= 1 {
+		return fmt.Errorf("%w: semantic_weight %g: want 0 (the spec's 0.75) or a weight strictly between 0 and 1",
+			ErrUncalibrated, c.SemanticWeight)
+	}
 	ok := func(x float64) bool { return !math.IsNaN(x) && x >= -1 && x <= 1 }
 	if !ok(c.CosFloor) || !ok(c.CosCeil) || !ok(c.SameMeaning) || !ok(c.SameTopic) ||
 		c.CosFloor >= c.CosCeil || c.SameTopic <= c.CosFloor || c.SameMeaning < c.SameTopic {

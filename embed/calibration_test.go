@@ -3,6 +3,7 @@ package embed
 import (
 	"crypto/sha256"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,10 +20,18 @@ func TestCalibrationValidate(t *testing.T) {
 		{CosFloor: 0.25, CosCeil: 0.85, SameMeaning: 0.7, SameTopic: 0.8},
 		{CosFloor: 0.25, CosCeil: 0.85, SameMeaning: 0.97, SameTopic: 0.2},
 		{CosFloor: 0.25, CosCeil: 1.5, SameMeaning: 0.97, SameTopic: 0.8},
+		{CosFloor: 0.25, CosCeil: 0.85, SameMeaning: 0.97, SameTopic: 0.8, SemanticWeight: 1},
+		{CosFloor: 0.25, CosCeil: 0.85, SameMeaning: 0.97, SameTopic: 0.8, SemanticWeight: -0.1},
+		{CosFloor: 0.25, CosCeil: 0.85, SameMeaning: 0.97, SameTopic: 0.8, SemanticWeight: math.NaN()},
 	} {
 		if err := c.Validate(); !errors.Is(err, ErrUncalibrated) {
 			t.Errorf("%+v: %v, want ErrUncalibrated", c, err)
 		}
+	}
+	weighted := SpecCalibration
+	weighted.SemanticWeight = 0.4
+	if err := weighted.Validate(); err != nil {
+		t.Fatalf("a semantic weight of 0.4: %v", err)
 	}
 	err := CheckCalibrated(ModelInfo{Name: "x"})
 	if !errors.Is(err, ErrUncalibrated) || !strings.Contains(err.Error(), "calibration") || !strings.Contains(err.Error(), `"x"`) {
@@ -41,6 +50,18 @@ func TestStaticCalibrationFileBinding(t *testing.T) {
 	got, err := ParseStaticCalibration(b, sha256.Sum256(model))
 	if err != nil || got != SpecCalibration {
 		t.Fatalf("round trip: %+v, %v", got, err)
+	}
+	if strings.Contains(string(b), "semantic_weight") {
+		t.Fatalf("the spec's weight is written as an absent field, got %s", b)
+	}
+	weighted := SpecCalibration
+	weighted.SemanticWeight = 0.4
+	wb, err := MarshalStaticCalibration(model, weighted, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := ParseStaticCalibration(wb, sha256.Sum256(model)); err != nil || got != weighted {
+		t.Fatalf("round trip with a weight: %+v, %v", got, err)
 	}
 	if _, err := ParseStaticCalibration(b, sha256.Sum256([]byte("another model"))); !errors.Is(err, ErrUncalibrated) {
 		t.Fatalf("another model's calibration: %v, want refused", err)

@@ -25,7 +25,13 @@ import (
 // only part of it. The question word that opens a sentence (what, which,
 // how many…) is dropped like the rest. The auxiliary and pronoun after it
 // ("did I") are kept: dropping them too lost more than it gained on
-// LongMemEval, whose records are a user's own words.
+// LongMemEval, whose records are a user's own words. Do-support is not:
+// the first "do", "does" or "did" within the three words after a
+// sentence's question word ("what port does postgres use", "how do I
+// reset it") exists only because the sentence is a question. The
+// statement that answers it has none ("postgres uses port 5432"), so left
+// in it counts as a rare and informative word no answer holds. A later
+// "do" is a verb ("what did I do") and stays.
 //
 // A phrase is a sequence of slots; a slot is a set of alternatives, each
 // one or more words (space-separated), and "?" after a slot's closing
@@ -47,7 +53,8 @@ var framingPhrases = compileFraming([]string{
 	// do you remember, can you recall, remind me.
 	"[do you|can you|did you|could you]? [still]? [remember|recall|remind me] [that|when|what|if|of]?",
 	// What…, When…, How many…, Which… (opening a sentence).
-	"^ [what|which|who|whom|whose|when|where|why|how|how much|how many|how long|how often]",
+	"^ [what|which|who|whom|whose|when|where|why|how|how much|how many|how long|how often|" +
+		"what's|who's|where's|when's|how's]",
 }, map[string]string{
 	"count": "#|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|" +
 		"a few|a couple|a couple of|couple of|several|few",
@@ -55,6 +62,16 @@ var framingPhrases = compileFraming([]string{
 	"when": "week|weekend|month|year|night|morning|afternoon|evening|time|" +
 		"monday|tuesday|wednesday|thursday|friday|saturday|sunday|spring|summer|autumn|fall|winter",
 })
+
+// questionWords open a question sentence; doSupportWords are the
+// auxiliary a question adds to a statement, doSupportWindow how many words
+// after the question word it may come (which port does, how many days did).
+var (
+	questionWords = map[string]bool{"what": true, "which": true, "who": true, "whom": true, "whose": true,
+		"when": true, "where": true, "why": true, "how": true}
+	doSupportWords  = map[string]bool{"do": true, "does": true, "did": true}
+	doSupportWindow = 3
+)
 
 // withoutFraming returns the query with its framing phrases replaced by a
 // space, and the phrases; or the query unchanged (and no phrases) when
@@ -65,9 +82,20 @@ func withoutFraming(query string) (string, []string) {
 	var b strings.Builder
 	var phrases []string
 	last, kept := 0, false // last: end of the text copied so far
+	doSupport := 0         // words after a question word where do-support may come
 	for i := 0; i < len(words); {
-		n := framingPhrases.longest(words[i:], i == 0 || sentenceBreak(query[words[i-1].end:words[i].start]))
-		if n == 0 {
+		atStart := i == 0 || sentenceBreak(query[words[i-1].end:words[i].start])
+		if atStart {
+			doSupport = 0
+		}
+		n := framingPhrases.longest(words[i:], atStart)
+		switch {
+		case n > 0 && atStart && questionWords[words[i].text]:
+			doSupport = doSupportWindow
+		case n == 0 && doSupport > 0 && doSupportWords[words[i].text]:
+			n, doSupport = 1, 0
+		case n == 0:
+			doSupport = max(0, doSupport-1)
 			kept = true
 			i++
 			continue

@@ -440,3 +440,29 @@ func TestFindAllRanks(t *testing.T) {
 		}
 	}
 }
+
+// A possessive counts once: "Henrik's" in a query is the term "henrik",
+// which records of "Henrik" and of "Henrik's" both hold, so the one that
+// also holds the other word comes first and neither is worth half of it.
+func TestPossessiveCountsOnce(t *testing.T) {
+	x := newIndex(map[uint32]string{
+		1: "Henrik likes green tea.",
+		2: "Henrik's birthday is on the ninth of May.",
+		3: "The office closes at six.",
+	})
+	r := x.Search("When is Henrik's birthday?")
+	for _, term := range r.Terms {
+		if strings.Contains(term.Text, "'") {
+			t.Errorf("query term %q: the possessive should leave only its word", term.Text)
+		}
+	}
+	if top := r.Top(3); len(top) == 0 || top[0].Doc != 2 || top[0].PLex < rank.LiteralCap {
+		t.Fatalf("Top = %+v, want record 2 first with every query word", top)
+	}
+	if got := r.Top(3); len(got) != 1 {
+		t.Errorf("Top = %+v, want only record 2 (the AND match)", got)
+	}
+	if got := x.Search("Henrik's").Top(3); len(got) != 2 {
+		t.Errorf("Search(Henrik's) = %+v, want both records of Henrik", got)
+	}
+}

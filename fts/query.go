@@ -406,7 +406,7 @@ func (x *Index) queryTerms(query string) []QueryTerm {
 	var terms []QueryTerm
 	seen := map[string]bool{}
 	tokenize(query, func(t []byte, _ int) {
-		if seen[string(t)] {
+		if seen[string(t)] || isPossessive(t) {
 			return
 		}
 		seen[string(t)] = true
@@ -439,6 +439,24 @@ func (x *Index) queryTerms(query string) []QueryTerm {
 		terms[i].Active = i < MaxQueryTerms
 	}
 	return terms
+}
+
+// isPossessive reports whether a query token is a word with the
+// possessive 's ("henrik's"). The tokenizer also gives its part
+// ("henrik"), and the query keeps only that: the possessive is an
+// inflection, so "Henrik's birthday" asks for what a record of "Henrik"
+// holds, and counting both would give the name its information twice. A
+// record's own "Henrik's" is indexed with its part too, so it still
+// matches.
+func isPossessive(t []byte) bool {
+	n := len(t)
+	switch {
+	case n > 2 && t[n-2] == '\'' && t[n-1] == 's':
+		return true
+	case n > 4 && string(t[n-4:]) == "’s":
+		return true
+	}
+	return false
 }
 
 func boolRank(b bool) int {

@@ -2,9 +2,20 @@
 // a literal match into probabilities, fusing them as evidence, the priors for
 // importance, vault-share age and opinion recency, and the relevance cut.
 //
+// The fused evidence of a record is
+//
+//	evidence = aged(ρ·−w_vec·ln(1 − p_vec), q) − (1 − w_vec)·ln(1 − p_lex) + residue
+//
+// where w_vec is the model's semantic weight ([Calibration.Weight]: the
+// spec's 0.75 for bge-small; for a static model the weight, fitted on
+// mined pairs the model never trained on, at which the fused ranking puts
+// a pair's own answer first most often) and ρ = √(1 − best p_lex) the
+// semantic channel's reliability for the query ([SemanticReliability]).
+// See [Evidence].
+//
 // The relevance cut (a search without top_k) keeps, at most 100,
 //
-//	unaged ≥ 0.5·best unaged  and  1 − (1 − p_vec)^ρ·(1 − p_lex) ≥ 0.60
+//	unaged ≥ 0.5·best unaged  and  1 − (1 − p_vec)^ρ·(1 − p_lex) ≥ 0.63
 //
 // with p_vec from the model's calibration ([Calibration.PVec]), p_lex the
 // share of the query's information a record holds ([PLex]) and ρ the

@@ -94,6 +94,16 @@ func TestChannelTerms(t *testing.T) {
 		{"Residue(1,1)", Residue(1, 1), 0.2 * 20 / 21},
 		{"Residue(20,0)", Residue(20, 0), 0.05},
 		{"Residue(3,7)", Residue(3, 7), 2 * (1.0/23 + 1.0/27)},
+		{"WeightedTerms(0) vec = VecTerm", first(WeightedTerms(0, 0.5, 0.3)), VecTerm(0.5)},
+		{"WeightedTerms(0) lex = LexTerm", second(WeightedTerms(0, 0.5, 0.3)), LexTerm(0.3)},
+		{"WeightedTerms(0.4) vec", first(WeightedTerms(0.4, 0.5, 0.5)), 0.4 * math.Ln2},
+		{"WeightedTerms(0.4) lex", second(WeightedTerms(0.4, 0.5, 0.5)), 0.6 * math.Ln2},
+		{"WeightedTerms(1) is the spec's", first(WeightedTerms(1, 0.5, 0.5)), VecTerm(0.5)},
+		{"WeightedTerms(-0.2) is the spec's", second(WeightedTerms(-0.2, 0.5, 0.5)), LexTerm(0.5)},
+		{"Weight unset", Calibration{}.Weight(), 0.75},
+		{"Weight 0.4", Calibration{SemanticWeight: 0.4}.Weight(), 0.4},
+		{"Weight 1 (out of range)", Calibration{SemanticWeight: 1}.Weight(), 0.75},
+		{"Weight NaN", Calibration{SemanticWeight: math.NaN()}.Weight(), 0.75},
 	} {
 		if !near(tc.got, tc.want) {
 			t.Errorf("%s = %v, want %v", tc.name, tc.got, tc.want)
@@ -131,6 +141,10 @@ func TestEvidence(t *testing.T) {
 			0.25*math.Ln2 + 0.1*20/22},
 		{"both, aged", Signals{PVec: 0.5, PLex: 0.5, RankVec: 1, RankLex: 1, Share: 0.5},
 			math.Log(1+0.5*(math.Exp(0.75*math.Ln2)-1)) + 0.25*math.Ln2 + 0.2*20/21},
+		{"a model's own weight", Signals{PVec: 0.5, PLex: 0.5, RankVec: 1, RankLex: 1, WVec: 0.4},
+			0.4*math.Ln2 + 0.6*math.Ln2 + 0.2*20/21},
+		{"weight and reliability", Signals{PVec: 0.5, PLex: 0.75, RankVec: 1, RankLex: 2, WVec: 0.4, LexBest: 0.75},
+			0.5*(0.4*math.Ln2+0.1*20/21) + 0.6*math.Log(4) + 0.1*20/22},
 	} {
 		if got := Evidence(tc.s); !near(got, tc.want) {
 			t.Errorf("%s: Evidence = %v, want %v", tc.name, got, tc.want)
@@ -386,6 +400,28 @@ func TestPropertyAgingSemanticOnly(t *testing.T) {
 // With a conclusive literal match in the query's scope, no record can
 // overtake it on the semantic channel, however close its cosine; without
 // one the semantic channel keeps its whole weight.
+func first(a, _ float64) float64  { return a }
+func second(_, b float64) float64 { return b }
+
+// Whatever the model's semantic weight, a record with conclusive literal
+// evidence is not outvoted by any record the semantic channel puts at the
+// cap, nor by one that also holds most of the query literally.
+func TestPropertyConclusiveLiteralAtAnyWeight(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		w := rapid.Float64Range(0.05, 0.9).Draw(t, "w_vec")
+		conclusive := Signals{PLex: LiteralCap, RankLex: rapid.IntRange(1, 50).Draw(t, "lex rank"), LexBest: LiteralCap, WVec: w,
+			PVec: rapid.Float64Range(0, SemanticCap).Draw(t, "its p_vec"), RankVec: rapid.IntRange(0, 200).Draw(t, "its vec rank")}
+		other := Signals{PVec: SemanticCap, RankVec: 1, WVec: w, LexBest: LiteralCap,
+			PLex: rapid.Float64Range(0, 0.9).Draw(t, "p_lex"), RankLex: rapid.IntRange(0, 50).Draw(t, "rank")}
+		if other.PLex > 0 && other.RankLex == 0 {
+			other.RankLex = 1
+		}
+		if Unaged(other) >= Unaged(conclusive) {
+			t.Fatalf("w_vec %v: %+v outvotes the conclusive %+v", w, other, conclusive)
+		}
+	})
+}
+
 func TestSemanticReliability(t *testing.T) {
 	if SemanticReliability(0) != 1 || SemanticReliability(-1) != 1 {
 		t.Fatal("no literal match must leave the semantic channel whole")

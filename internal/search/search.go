@@ -285,7 +285,8 @@ func isYear(term string) bool {
 
 func (r *run) score(c *candidate) {
 	st := r.e.docs[c.doc]
-	c.sig = rank.Signals{PVec: r.e.cal.PVec(c.cos), PLex: c.pLex(), RankVec: c.rankVec, RankLex: c.rankLex, LexBest: r.lexBest}
+	c.sig = rank.Signals{PVec: r.e.cal.PVec(c.cos), PLex: c.pLex(), RankVec: c.rankVec, RankLex: c.rankLex,
+		LexBest: r.lexBest, WVec: r.e.cal.Weight()}
 	if c.conclusive && c.sig.RankLex == 0 {
 		c.sig.RankLex = 1
 	}
@@ -321,7 +322,7 @@ func (r *run) widen(kept []*candidate, picked []int) bool {
 	for _, c := range kept {
 		best = max(best, c.scored.Unaged)
 	}
-	bound := rank.Signals{LexBest: r.lexBest}
+	bound := rank.Signals{LexBest: r.lexBest, WVec: r.e.cal.Weight()}
 	if r.vecFull {
 		bound.PVec, bound.RankVec = r.e.cal.PVec(r.lastCos), r.vecRanked+1
 	}

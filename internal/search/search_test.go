@@ -548,12 +548,13 @@ func TestIsIdentifier(t *testing.T) {
 
 // Two partial matches add up: a record half-matched by each channel comes
 // back, while a record matched as well by one channel alone does not
-// (rank.Relevance: 1 − (1 − p_vec)^ρ·(1 − p_lex) ≥ 0.60).
+// (rank.Relevance: 1 − (1 − p_vec)^ρ·(1 − p_lex) ≥ 0.63).
 func TestPartialMatchesAddUp(t *testing.T) {
 	e := New(dim)
 	fill(t, e, 100, 40)
-	// cos 0.55 is p_vec 0.5 under the spec calibration (0.25 to 0.85).
-	half := unit(0.55, float32(math.Sqrt(1-0.55*0.55)), 0, 0, 0, 0, 0, 0)
+	// cos 0.58 is p_vec 0.55 under the spec calibration (0.25 to 0.85):
+	// with p_lex 1/3 (ρ = 0.816) that is 0.65 together, 0.48 alone.
+	half := unit(0.58, float32(math.Sqrt(1-0.58*0.58)), 0, 0, 0, 0, 0, 0)
 	mustAdd(t, e, 1, "the zeppelin flew over the lake", [][]float32{half}, DocMeta{Seq: 1})
 	mustAdd(t, e, 2, "a hangar by the harbour", [][]float32{axis(2, 0)}, DocMeta{Seq: 2})
 	mustAdd(t, e, 3, "an airship in the fog", [][]float32{half}, DocMeta{Seq: 3})
@@ -562,9 +563,48 @@ func TestPartialMatchesAddUp(t *testing.T) {
 		for _, r := range res {
 			t.Logf("doc %d: p_vec %.3f p_lex %.3f", r.Doc, r.Explain.PVec, r.Explain.PLex)
 		}
-		t.Fatalf("got %v, want only doc 1 (a third of the words and p_vec 0.5)", docsOf(res))
+		t.Fatalf("got %v, want only doc 1 (a third of the words and p_vec 0.55)", docsOf(res))
 	}
-	if x := res[0].Explain; math.Abs(x.PVec-0.5) > 0.01 || math.Abs(x.PLex-1.0/3) > 0.01 {
-		t.Errorf("doc 1: p_vec %v, p_lex %v; want 0.5 and 1/3, or the test tests something else", x.PVec, x.PLex)
+	if x := res[0].Explain; math.Abs(x.PVec-0.55) > 0.01 || math.Abs(x.PLex-1.0/3) > 0.01 {
+		t.Errorf("doc 1: p_vec %v, p_lex %v; want 0.55 and 1/3, or the test tests something else", x.PVec, x.PLex)
+	}
+}
+
+// A record that holds every word of a question the vault holds is
+// conclusive, and a crowd of records whose cosine to the question is at
+// the semantic cap does not outvote it, under the spec's calibration and
+// under static ones with their own semantic weight. The question is asked
+// the way a person does ("what port does postgres use"): its do-support
+// is framing, so the record need not say "does".
+func TestConclusiveLiteralNotOutvotedByCappedCosines(t *testing.T) {
+	static := rank.Calibration{CosFloor: 0.2476, CosCeil: 0.8459, SameMeaning: 0.5369, SameTopic: 0.5202}
+	for _, w := range []float64{0, 0.4, 0.6, 0.9} {
+		cal := static
+		if w == 0 {
+			cal = rank.SpecCalibration
+		}
+		cal.SemanticWeight = w
+		e := NewWith(dim, Options{Calibration: cal})
+		q := axis(0, 0.01)
+		for i := range 40 {
+			// Cosine ≈ 1 to the question: p_vec at the cap.
+			mustAdd(t, e, uint32(10+i), fmt.Sprintf("Port %d/tcp is registered to the service number %d.", 4000+i, i),
+				[][]float32{axis(0, 0.01+float32(i)*0.0001)}, DocMeta{Seq: uint64(10 + i), Reference: true})
+		}
+		mustAdd(t, e, 1, "PostgreSQL servers use port 5432/tcp; the service is also known as postgres.",
+			[][]float32{axis(4, 0)}, DocMeta{Seq: 1, Reference: true})
+		fill(t, e, 1000, 20)
+		for _, k := range []int{0, 3} {
+			res := mustSearch(t, e, Query{Text: "what port does postgres use", Vector: q, TopK: k, Explain: true})
+			if len(res) == 0 || res[0].Doc != 1 {
+				t.Fatalf("weight %v, top_k %d: %v, want the postgres record first", w, k, docsOf(res))
+			}
+			if res[0].Explain.PLex != rank.LiteralCap {
+				t.Errorf("weight %v: p_lex %v, want the cap: the record holds every word the question keeps", w, res[0].Explain.PLex)
+			}
+			if len(res) > 1 && res[1].Explain.PVec != rank.SemanticCap {
+				t.Errorf("weight %v: the runner-up's p_vec is %v, not the cap the test is about", w, res[1].Explain.PVec)
+			}
+		}
 	}
 }

@@ -44,7 +44,8 @@ func (v *Vault) calibration() rank.Calibration {
 
 // RankCalibration is a model's calibration as the ranking reads it.
 func RankCalibration(c embed.Calibration) rank.Calibration {
-	return rank.Calibration{CosFloor: c.CosFloor, CosCeil: c.CosCeil, SameMeaning: c.SameMeaning, SameTopic: c.SameTopic}
+	return rank.Calibration{CosFloor: c.CosFloor, CosCeil: c.CosCeil, SameMeaning: c.SameMeaning, SameTopic: c.SameTopic,
+		SemanticWeight: c.SemanticWeight}
 }
 
 // duplicateOf returns the first of the similar live records (best first)

@@ -64,6 +64,7 @@ func main() {
 	basePath := flag.String("base", "", "developers: keep the corpus+SVD stage in this file and reuse it")
 	set := flag.String("set", "", "developers: override config fields, e.g. SIFa=1e-4,Window=5")
 	calibrateOnly := flag.Bool("calibrate-only", false, "fit and write the calibration of the existing -out model file, without training")
+	heldBack := flag.Bool("held-back", false, "with -calibrate-only: the model was trained on mined pairs (v2), so fit its cosine bounds on the pairs training held back, as -v2-from does")
 	v2From := flag.String("v2-from", "", "train compartment-static-v2 contrastively from this v1 model file (writes -out)")
 	v2Set := flag.String("v2-set", "", "developers: override ContrastiveConfig fields, e.g. Epochs=1,LR=1e-3")
 	flag.Parse()
@@ -73,7 +74,13 @@ func main() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		if err := calibrate(*cache, *out, b, nil); err != nil {
+		var held []train.Pair
+		if *heldBack {
+			if held, err = train.HeldBackPairs(train.DefaultContrastiveConfig(*cache), log.Printf); err != nil {
+				log.Fatal(err)
+			}
+		}
+		if err := calibrate(*cache, *out, b, held); err != nil {
 			log.Fatal(err)
 		}
 		return
@@ -172,6 +179,24 @@ func calibrate(cache, out string, b []byte, held []train.Pair) error {
 	log.Printf("calibration: unrelated %s", q(st.Unrelated))
 	log.Printf("calibration: same topic %s", q(st.SameTopic))
 	log.Printf("calibration: paraphrase %s", q(st.Paraphrase))
+	weightPairs := held
+	if weightPairs == nil {
+		if weightPairs, err = train.HeldBackPairs(train.DefaultContrastiveConfig(cache), log.Printf); err != nil {
+			return err
+		}
+	}
+	rankAt, err := heldBackRanker(enc, weightPairs, cal)
+	if err != nil {
+		return err
+	}
+	w, curve, err := train.FitSemanticWeight(rankAt)
+	if err != nil {
+		return err
+	}
+	for _, pt := range curve {
+		log.Printf("calibration: semantic weight %.2f: hit@1 %.4f MRR@10 %.4f", pt.Weight, pt.HitAt1, pt.MRR)
+	}
+	cal.SemanticWeight = w
 	log.Printf("calibration: %+v", cal)
 	material := train.CalibrationMaterial
 	if held != nil {
