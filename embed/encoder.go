@@ -38,6 +38,24 @@ type Encoder interface {
 	Close() error
 }
 
+// Vocabulary is implemented by the encoders whose model has vectors for
+// a closed list of words (the static models); a subword model reads every
+// word and does not implement it.
+type Vocabulary interface {
+	// Reads reports whether the model has a trained vector for every word
+	// of text, as it splits text into words.
+	Reads(text string) bool
+}
+
+// ReadsOf returns enc's [Vocabulary.Reads], or nil when enc reads every
+// word (or is nil).
+func ReadsOf(enc Encoder) func(string) bool {
+	if v, ok := enc.(Vocabulary); ok {
+		return v.Reads
+	}
+	return nil
+}
+
 // Window sizes, in model tokens: part of the pin, do not change without a
 // re-embed.
 const (

@@ -163,6 +163,19 @@ func (e *staticEncoder) EmbedQuery(text string) ([]float32, error) {
 	return e.pool(words), nil
 }
 
+// Reads implements [Vocabulary]: every word of text is in the model's
+// vocabulary (an identifier unit or n-gram buckets are no trained vector
+// of that word).
+func (e *staticEncoder) Reads(text string) bool {
+	words := StaticWords(text)
+	for _, w := range words {
+		if _, ok := e.v.index.lookup(w); !ok {
+			return false
+		}
+	}
+	return len(words) > 0
+}
+
 // pool returns the L2-normalised weighted sum of the words' vectors; a text
 // with no known word and no n-gram gives the zero vector.
 func (e *staticEncoder) pool(words []string) []float32 {

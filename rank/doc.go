@@ -9,8 +9,11 @@
 // where w_vec is the model's semantic weight ([Calibration.Weight]: the
 // spec's 0.75 for bge-small; for a static model the weight, fitted on
 // mined pairs the model never trained on, at which the fused ranking puts
-// a pair's own answer first most often) and ρ = √(1 − best p_lex) the
-// semantic channel's reliability for the query ([SemanticReliability]).
+// a pair's own answer highest, by MRR@10) and ρ = √(1 − best p_lex)·(1 −
+// unseen) the semantic channel's reliability for the query: less when
+// some record already holds most of the query's information, and less by
+// the share of that information in words the model has no vector for
+// ([SemanticReliability]).
 // See [Evidence].
 //
 // The relevance cut (a search without top_k) keeps, at most 100,

@@ -229,12 +229,22 @@ type Signals struct {
 	// WVec is the model's semantic weight ([Calibration.Weight]); 0
 	// means the spec's 0.75.
 	WVec float64
+	// Unseen is the share of the query's information (Σ I(t) over its
+	// terms) in words the model has no trained vector for, so its cosine
+	// cannot reflect them (0: the model reads every word, as a subword
+	// model does).
+	Unseen float64
 }
 
+// Reliability is the semantic channel's reliability for the query these
+// signals belong to: [SemanticReliability] of LexBest and Unseen.
+func (s Signals) Reliability() float64 { return SemanticReliability(s.LexBest, s.Unseen) }
+
 // SemanticReliability is the weight of the semantic channel's evidence
-// in a query whose strongest literal match has p_lex = best:
+// in a query whose strongest literal match has p_lex = best and whose
+// information lies for a share unseen in words the model cannot read:
 //
-//	ρ = √(1 − best)
+//	ρ = √(1 − best) · (1 − unseen)
 //
 // The literal channel's p_lex is the share of the query's information a
 // record holds; when some record holds nearly all of it, the literal
@@ -244,13 +254,22 @@ type Signals struct {
 // conclusive literal match (p_lex at its cap 0.999) leaves ρ ≈ 0.03. The
 // square root was chosen on LongMemEval_S dev (ρ = 1 − best weighs the
 // semantic channel too little for questions with a partial literal
-// match); it makes the hybrid at least the literal channel there on
-// every recall_any@k and ndcg@k but session @1 (one question short).
-func SemanticReliability(best float64) float64 {
+// match).
+//
+// A cosine also speaks only for the words the model has vectors for: in
+// "what port does postgres use" a static model that does not know
+// "postgres" embeds "port … use", and every record about some port looks
+// as close as the one about PostgreSQL. So the semantic channel weighs
+// only as much as the share of the question it can read (1 − unseen; the
+// information of a word is the literal channel's I(t), so a rare word
+// counts for more than a common one). A subword model reads every word:
+// unseen 0 keeps the spec's ρ.
+func SemanticReliability(best, unseen float64) float64 {
+	seen := 1 - min(max(unseen, 0), 1)
 	if !(best > 0) {
-		return 1
+		return seen
 	}
-	return math.Sqrt(max(0, 1-min(best, 1)))
+	return math.Sqrt(max(0, 1-min(best, 1))) * seen
 }
 
 // Evidence fuses the two channels as alternatives (a soft OR in log
@@ -272,7 +291,7 @@ func Evidence(s Signals) float64 {
 	if s.PVec == 0 && s.PLex == 0 {
 		return 0
 	}
-	rho := SemanticReliability(s.LexBest)
+	rho := s.Reliability()
 	vec, lex := WeightedTerms(s.WVec, s.PVec, s.PLex)
 	return Aged(rho*vec, s.Share) + lex +
 		rho*Residue(s.RankVec, 0) + Residue(0, s.RankLex)
@@ -330,7 +349,7 @@ func Final(evidence, importancePrior, opinionPrior float64) float64 {
 func Relevance(s Signals) float64 {
 	miss := 1.0
 	if s.PVec > 0 {
-		miss *= math.Pow(1-min(s.PVec, 1), SemanticReliability(s.LexBest))
+		miss *= math.Pow(1-min(s.PVec, 1), s.Reliability())
 	}
 	if s.PLex > 0 {
 		miss *= 1 - min(s.PLex, 1)

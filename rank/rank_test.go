@@ -423,7 +423,7 @@ func TestPropertyConclusiveLiteralAtAnyWeight(t *testing.T) {
 }
 
 func TestSemanticReliability(t *testing.T) {
-	if SemanticReliability(0) != 1 || SemanticReliability(-1) != 1 {
+	if SemanticReliability(0, 0) != 1 || SemanticReliability(-1, 0) != 1 {
 		t.Fatal("no literal match must leave the semantic channel whole")
 	}
 	rapid.Check(t, func(t *rapid.T) {
@@ -444,5 +444,21 @@ func TestSemanticReliability(t *testing.T) {
 	s.LexBest = 0.75
 	if got, want := Evidence(s), 0.5*(VecTerm(0.5)+Residue(1, 0)); !near(got, want) {
 		t.Fatalf("best p_lex 0.75: evidence %v, want half of the semantic term, %v", got, want)
+	}
+	// A model that cannot read part of the query's information weighs
+	// only the share it reads, on top of the literal reliability.
+	for _, c := range []struct{ best, unseen, want float64 }{
+		{0, 0.4, 0.6}, {0.75, 0.5, 0.25}, {0, 1, 0}, {0, -0.2, 1}, {0, 1.5, 0}, {0.75, 0, 0.5},
+	} {
+		if got := SemanticReliability(c.best, c.unseen); !near(got, c.want) {
+			t.Errorf("SemanticReliability(%v, %v) = %v, want %v", c.best, c.unseen, got, c.want)
+		}
+	}
+	s.LexBest, s.Unseen = 0, 0.4
+	if got, want := Evidence(s), 0.6*(VecTerm(0.5)+Residue(1, 0)); !near(got, want) {
+		t.Fatalf("unseen 0.4: evidence %v, want 0.6 of the semantic term, %v", got, want)
+	}
+	if got, want := Relevance(Signals{PVec: 0.5, Unseen: 0.5}), 1-math.Pow(0.5, 0.5); !near(got, want) {
+		t.Fatalf("unseen 0.5: relevance %v, want %v", got, want)
 	}
 }

@@ -67,7 +67,8 @@ func printExplain(app *App, e *vault.Explanation) {
 	for _, t := range e.Terms {
 		terms = append(terms, fmt.Sprintf("%s (I=%.2f)", inert(t.Term), t.Info))
 	}
-	fmt.Fprintf(app.Stdout, "       semantic: cos %.3f -> p_vec %.3f, rank %d (window %d)\n", e.Cosine, e.PVec, e.RankVec, e.Window)
+	fmt.Fprintf(app.Stdout, "       semantic: cos %.3f -> p_vec %.3f, rank %d (window %d), weight %.2f (%.0f%% of the query unseen by the model)\n",
+		e.Cosine, e.PVec, e.RankVec, e.Window, e.Reliability, 100*e.Unseen)
 	without := ""
 	if len(e.Framing) > 0 {
 		quoted := make([]string, len(e.Framing))

@@ -199,11 +199,11 @@ func dot32(a, b []float32) float64 {
 
 // CalibrationMaterial says what a calibration was fitted on, for the
 // calibration file.
-const CalibrationMaterial = "WordNet 3.0 (wordnet-base in embed/train/corpus.lock): usage examples against random synsets (unrelated), their own synset (same topic) and a synonym swap (paraphrase); semantic_weight: the 4,096 mined pairs v2 holds back from training, ranked by the product's search (embed/train/pairs.go, relevance.go); see embed/train/calibrate.go"
+const CalibrationMaterial = "WordNet 3.0 (wordnet-base in embed/train/corpus.lock): usage examples against random synsets (unrelated), their own synset (same topic) and a synonym swap (paraphrase); semantic_weight: those of the 4,096 mined pairs v2 holds back from training whose short side has at least 3 words, ranked by the product's search, at the best MRR@10 (embed/train/pairs.go, weight.go); see embed/train/calibrate.go"
 
 // CalibrationMaterialHeld says what a model trained on mined pairs was
 // calibrated on.
-const CalibrationMaterialHeld = "4,096 mined pairs held back from training (embed/train/pairs.go: a pair's short side against its own long side for same topic, against the next held-back pair's for unrelated; semantic_weight: the same pairs ranked by the product's search, embed/train/relevance.go) and WordNet 3.0 synonym swaps (paraphrase); see embed/train/calibrate.go"
+const CalibrationMaterialHeld = "4,096 mined pairs held back from training (embed/train/pairs.go: a pair's short side against its own long side for same topic, against the next held-back pair's for unrelated; semantic_weight: those of the same pairs whose short side has at least 3 words, ranked by the product's search, at the best MRR@10, embed/train/weight.go) and WordNet 3.0 synonym swaps (paraphrase); see embed/train/calibrate.go"
 
 // Quantile is the q-quantile of sorted xs (nearest rank).
 func Quantile(xs []float64, q float64) float64 {

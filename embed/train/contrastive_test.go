@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -138,5 +139,86 @@ func TestClozePairsRemoveTheQuerySentence(t *testing.T) {
 	})
 	if err != nil || n != 1 {
 		t.Fatalf("%d pairs, err %v; want one pair", n, err)
+	}
+}
+
+func TestHardNegativesArePushedAway(t *testing.T) {
+	// Each pair's hard negative is a word of its own, in no pair: only the
+	// negative columns of the loss can push it away from the short side.
+	train := func(withNeg bool) float64 {
+		init := tinyModel(48, 16, 11)
+		var pairs []tokPair
+		for i := int32(0); i < 16; i++ {
+			p := tokPair{a: []int32{i}, b: []int32{i + 16}}
+			if withNeg {
+				p.neg = []int32{i + 32}
+			}
+			pairs = append(pairs, p)
+		}
+		tab := newTable(init)
+		opt := newSparseAdam(len(init.Words), init.Dim)
+		cfg := ContrastiveConfig{LR: 0.05, Temperature: 0.05}
+		for range 50 {
+			tab.step(pairs, cfg, opt)
+		}
+		var s float64
+		qa, qn := make([]float32, 16), make([]float32, 16)
+		for i := int32(0); i < 16; i++ {
+			tab.embed([]int32{i}, qa)
+			tab.embed([]int32{i + 32}, qn)
+			s += float64(dotf(qa, qn))
+		}
+		return s / 16
+	}
+	without, with := train(false), train(true)
+	t.Logf("mean cos with negatives %.3f, without %.3f", with, without)
+	if !(with < without-0.05) {
+		t.Fatalf("mean cos(short side, its hard negative) %.3f with negatives, %.3f without: they are not pushed away", with, without)
+	}
+}
+
+func TestMineHardNegativesSkipsNearerThanThePositive(t *testing.T) {
+	init := tinyModel(8, 8, 5)
+	tab := newTable(init)
+	// Pair 1's long side is pair 0's own short side: for pair 0 it is nearer
+	// than its positive (cos 1), so it must never be pair 0's negative.
+	train := []tokPair{{a: []int32{0}, b: []int32{1}}, {a: []int32{2}, b: []int32{0}}, {a: []int32{3}, b: []int32{4}}}
+	tab.mineHardNegatives(train, 8, rand.New(rand.NewPCG(1, 1)))
+	if len(train[0].neg) == 1 && train[0].neg[0] == 0 {
+		t.Fatal("pair 0 got its own short side as a hard negative")
+	}
+	for i, p := range train {
+		if p.neg != nil && &p.neg[0] == &p.b[0] {
+			t.Fatalf("pair %d got its own long side as a negative", i)
+		}
+	}
+}
+
+func TestExtendVocabularyKeepsOldRowsAndOrder(t *testing.T) {
+	init := tinyModel(4, 8, 3) // words "w", "wx", "wxx", "wxxx"
+	init.MinN, init.MaxN = 3, 4
+	init.OOVWeight = 0.5
+	for b := 0; b < 16; b++ {
+		init.BucketScale = append(init.BucketScale, 0.01)
+		for j := 0; j < 8; j++ {
+			init.BucketVecs = append(init.BucketVecs, int8(b+j-8))
+		}
+	}
+	pairs := []Pair{{A: "alpha alpha beta", B: "alpha port5432 w"}, {A: "beta gamma", B: "wx alpha"}}
+	d, added := extendVocabulary(init, pairs, 2, 10, 0.5)
+	if want := []string{"alpha", "beta"}; !slices.Equal(added, want) {
+		t.Fatalf("added %q, want %q (used twice or more, letters only)", added, want)
+	}
+	if !slices.IsSorted(d.Words) || len(d.Words) != 6 {
+		t.Fatalf("words %q: want the 4 old and 2 new in byte order", d.Words)
+	}
+	if _, err := d.MarshalBinary(); err != nil {
+		t.Fatal(err)
+	}
+	for i, w := range init.Words {
+		k := slices.Index(d.Words, w)
+		if !slices.Equal(d.WordVecs[k*8:(k+1)*8], init.WordVecs[i*8:(i+1)*8]) || d.WordCoef[k] != init.WordCoef[i] {
+			t.Fatalf("old word %q lost its row", w)
+		}
 	}
 }

@@ -250,24 +250,14 @@ func forEachDing(dir string, fn func(phrases []string)) error {
 
 // fortuneDocs emits each fortune cookie (files are "%"-line separated).
 func fortuneDocs(dir string, emit func(string)) error {
-	files, err := sortedFiles(filepath.Join(dir, "usr/share/games/fortunes"), func(p string) bool {
-		return filepath.Ext(p) == ""
-	})
-	if err != nil {
-		return err
-	}
-	for _, f := range files {
-		text, err := readMaybeGzip(f)
-		if err != nil {
-			return err
-		}
+	noExt := func(p string) bool { return filepath.Ext(p) == "" }
+	return eachFile(filepath.Join(dir, "usr/share/games/fortunes"), noExt, func(text string) {
 		for _, c := range strings.Split(text, "\n%\n") {
 			if c = strings.TrimSpace(c); c != "" {
 				emit(c)
 			}
 		}
-	}
-	return nil
+	})
 }
 
 func debianReferenceDocs(dir string, emit func(string)) error {
@@ -380,7 +370,13 @@ func eachText(dir string, fn func(text string)) error {
 // eachFileEnding calls fn with the content of every file under dir whose
 // name ends in suffix (gunzipped when it ends in .gz), in sorted order.
 func eachFileEnding(dir, suffix string, fn func(text string)) error {
-	files, err := sortedFiles(dir, func(p string) bool { return strings.HasSuffix(p, suffix) })
+	return eachFile(dir, func(p string) bool { return strings.HasSuffix(p, suffix) }, fn)
+}
+
+// eachFile calls fn with the content of every file under dir that keep
+// accepts (gunzipped when its name ends in .gz), in sorted path order.
+func eachFile(dir string, keep func(path string) bool, fn func(text string)) error {
+	files, err := sortedFiles(dir, keep)
 	if err != nil {
 		return err
 	}

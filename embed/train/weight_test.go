@@ -46,7 +46,31 @@ func TestFitSemanticWeight(t *testing.T) {
 		return []int{1, 10}, nil
 	}
 	if w, _, _ := FitSemanticWeight(mrr); w != 0.2 {
-		t.Errorf("MRR tie-break: %v, want 0.2", w)
+		t.Errorf("MRR: %v, want 0.2", w)
+	}
+	// MRR decides over hit@1: at 0.6 one more answer is first, but at 0.3
+	// the others rank second instead of not at all.
+	mrrFirst := func(w float64) ([]int, error) {
+		switch w {
+		case 0.6:
+			return []int{1, 1, 0, 0}, nil
+		case 0.3:
+			return []int{1, 2, 2, 2}, nil
+		}
+		return []int{1, 0, 0, 0}, nil
+	}
+	if w, _, _ := FitSemanticWeight(mrrFirst); w != 0.3 {
+		t.Errorf("MRR over hit@1: %v, want 0.3", w)
+	}
+	// Same MRR: more answers first wins.
+	hits := func(w float64) ([]int, error) {
+		if w == 0.4 {
+			return []int{1, 0, 1, 0}, nil // MRR 0.5, hit@1 0.5
+		}
+		return []int{2, 2, 2, 2}, nil // MRR 0.5, hit@1 0
+	}
+	if w, _, _ := FitSemanticWeight(hits); w != 0.4 {
+		t.Errorf("hit@1 tie-break: %v, want 0.4", w)
 	}
 	boom := errors.New("boom")
 	if _, _, err := FitSemanticWeight(func(float64) ([]int, error) { return nil, boom }); !errors.Is(err, boom) {

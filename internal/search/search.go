@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/compartment/compartment/ann"
 	"github.com/compartment/compartment/fts"
 	"github.com/compartment/compartment/rank"
 )
@@ -35,6 +36,11 @@ type Query struct {
 	Now time.Time
 	// Explain fills Result.Explain.
 	Explain bool
+	// Reads reports whether the model that embedded Vector has a vector
+	// for a query term (embed.ReadsOf); nil means it reads every word.
+	// The share of the query's information it cannot read lowers the
+	// semantic channel's weight (rank.SemanticReliability).
+	Reads func(term string) bool
 }
 
 // Result is one returned record.
@@ -55,6 +61,11 @@ type Explanation struct {
 	Window  int     `json:"window"`   // which window
 	PVec    float64 `json:"p_vec"`    // r.e.cal.PVec(Cosine)
 	RankVec int     `json:"rank_vec"` // 1-based; 0 = not found semantically
+	// Reliability is the semantic channel's weight ρ for the query
+	// (rank.SemanticReliability), Unseen the share of the query's
+	// information in words the model has no vector for.
+	Reliability float64 `json:"reliability"`
+	Unseen      float64 `json:"unseen"`
 	// Terms are the query terms the record matched, with I(t) each.
 	Terms   []fts.TermMatch `json:"terms"`
 	PLex    float64         `json:"p_lex"`
@@ -79,6 +90,7 @@ type candidate struct {
 	doc              uint32
 	cos              float64
 	window           int
+	vecSeen          bool // cos is known: the vector pool or completeCosines scored it
 	rankVec, rankLex int
 	lex              fts.Hit
 	conclusive       bool // holds an identifier unique in the vault
@@ -107,6 +119,7 @@ func (e *Engine) Search(q Query) ([]Result, error) {
 	defer e.mu.RUnlock()
 	r := run{e: e, q: q, lex: e.lex.Search(q.Text)}
 	r.semantic = q.Vector != nil && e.vec != nil && e.vec.Len() > 0
+	r.unseen = r.unseenShare()
 	pool := rank.PoolSize
 	for attempt := 0; ; attempt++ {
 		cands := r.gather(pool)
@@ -125,6 +138,7 @@ type run struct {
 	lex      *fts.Result
 	semantic bool
 	lexBest  float64 // strongest p_lex among the candidates the filter keeps
+	unseen   float64 // share of the query's information the model cannot read
 	// What the last gather saw at the edge of each pool, to bound the
 	// score of records beyond it.
 	vecFull, lexFull bool
@@ -132,6 +146,21 @@ type run struct {
 	lastCos          float64
 	lastPLex         float64
 	rejected         int // candidates the filter turned away
+}
+
+// unseenShare is the share of the query's information (Σ I(t) over its
+// terms) in terms the model has no vector for.
+func (r *run) unseenShare() float64 {
+	if r.q.Reads == nil || !(r.lex.TotalInfo > 0) {
+		return 0
+	}
+	unseen := 0.0
+	for _, t := range r.lex.Terms {
+		if !r.q.Reads(t.Text) {
+			unseen += t.Info
+		}
+	}
+	return min(unseen/r.lex.TotalInfo, 1)
 }
 
 // gather builds the candidate pool: the best pool windows (each record by
@@ -160,7 +189,7 @@ func (r *run) gather(pool int) []*candidate {
 				continue
 			}
 			c := get(doc)
-			c.cos, c.window = float64(h.Score), w
+			c.cos, c.window, c.vecSeen = float64(h.Score), w, true
 			if r.e.cal.PVec(c.cos) > 0 {
 				r.vecRanked++
 				c.rankVec = r.vecRanked
@@ -194,7 +223,49 @@ func (r *run) gather(pool int) []*candidate {
 			cands[i].lex, cands[i].rankLex = f.Hit, f.Rank
 		}
 	}
+	r.completeCosines(cands)
 	return cands
+}
+
+// completeCosines gives every candidate the literal channel brought in its
+// cosine (its best window's), as gather gives every candidate its p_lex.
+// Without it a record the vector pool left out counts as semantically
+// unrelated, and when the pool is full of near-equal records (thousands
+// of "Port N/tcp is registered to …" facts for "what port does postgres
+// use") the one the question names loses to those it does not. It keeps
+// rank_vec 0: the record was not ranked by the vector pool.
+func (r *run) completeCosines(cands []*candidate) {
+	scorer, ok := r.e.vec.(ann.KeyScorer)
+	if !r.semantic || !ok {
+		return
+	}
+	var open []*candidate
+	for _, c := range cands {
+		if !c.vecSeen {
+			open = append(open, c)
+		}
+	}
+	// Windows are numbered 0, 1, … with no gap: score window w of every
+	// record that had a window w−1, until none has.
+	keys := make([]uint64, 0, len(open))
+	for w := 0; w < MaxWindows && len(open) > 0; w++ {
+		keys = keys[:0]
+		for _, c := range open {
+			keys = append(keys, windowKey(c.doc, w))
+		}
+		scores, found := scorer.ScoreKeys(r.q.Vector, keys)
+		next := open[:0]
+		for i, c := range open {
+			if !found[i] {
+				continue
+			}
+			if cos := float64(scores[i]); !c.vecSeen || cos > c.cos {
+				c.cos, c.window, c.vecSeen = cos, w, true
+			}
+			next = append(next, c)
+		}
+		open = next
+	}
 }
 
 // rank scores the candidates, drops those the filter rejects and applies
@@ -286,7 +357,7 @@ func isYear(term string) bool {
 func (r *run) score(c *candidate) {
 	st := r.e.docs[c.doc]
 	c.sig = rank.Signals{PVec: r.e.cal.PVec(c.cos), PLex: c.pLex(), RankVec: c.rankVec, RankLex: c.rankLex,
-		LexBest: r.lexBest, WVec: r.e.cal.Weight()}
+		LexBest: r.lexBest, WVec: r.e.cal.Weight(), Unseen: r.unseen}
 	if c.conclusive && c.sig.RankLex == 0 {
 		c.sig.RankLex = 1
 	}
@@ -322,7 +393,7 @@ func (r *run) widen(kept []*candidate, picked []int) bool {
 	for _, c := range kept {
 		best = max(best, c.scored.Unaged)
 	}
-	bound := rank.Signals{LexBest: r.lexBest, WVec: r.e.cal.Weight()}
+	bound := rank.Signals{LexBest: r.lexBest, WVec: r.e.cal.Weight(), Unseen: r.unseen}
 	if r.vecFull {
 		bound.PVec, bound.RankVec = r.e.cal.PVec(r.lastCos), r.vecRanked+1
 	}
@@ -388,6 +459,7 @@ func (r *run) fill(out []Result) []Result {
 func (r *run) explain(c *candidate) *Explanation {
 	x := &Explanation{
 		Cosine: c.cos, Window: c.window, PVec: c.sig.PVec, RankVec: c.sig.RankVec,
+		Reliability: c.sig.Reliability(), Unseen: c.sig.Unseen,
 		PLex: c.sig.PLex, RankLex: c.sig.RankLex, Mode: fts.ModeNone.String(), Framing: r.lex.Framing,
 		Share: c.sig.Share, Evidence: c.evidence,
 		ImportancePrior: c.imp, OpinionPrior: c.op,

@@ -608,3 +608,42 @@ func TestConclusiveLiteralNotOutvotedByCappedCosines(t *testing.T) {
 		}
 	}
 }
+
+// TestUnreadNameDoesNotHandTheQueryToItsCommonWords is "what port does
+// postgres use" over the reference facts with a static model that has no
+// vector for "postgres": its cosine sees only "port … use", so hundreds of
+// port facts sit near the cap, more than the vector pool holds. The record
+// the question names must still come first: it gets its real cosine
+// although the pool left it out, and the semantic channel weighs only the
+// share of the question the model can read.
+func TestUnreadNameDoesNotHandTheQueryToItsCommonWords(t *testing.T) {
+	static := rank.Calibration{CosFloor: 0.2476, CosCeil: 0.8459, SameMeaning: 0.5369, SameTopic: 0.5202, SemanticWeight: 0.45}
+	e := NewWith(dim, Options{Calibration: static})
+	q := axis(0, 0.01)
+	for i := range rank.PoolSize + 100 {
+		mustAdd(t, e, uint32(10+i), fmt.Sprintf("Port %d/tcp is registered to the s%d service.", 4000+i, i),
+			[][]float32{axis(0, 0.01+float32(i)*1e-5)}, DocMeta{Seq: uint64(10 + i), Reference: true})
+	}
+	pg := unit(0.4, 0, 0, 0, 0.9165, 0, 0, 0)
+	mustAdd(t, e, 1, "Port 5432/tcp is registered to the postgresql service, also known as postgres.",
+		[][]float32{pg}, DocMeta{Seq: 1, Reference: true})
+	reads := func(term string) bool { return term != "postgres" }
+	for _, k := range []int{1, 3} {
+		res := mustSearch(t, e, Query{Text: "what port does postgres use", Vector: q, TopK: k, Explain: true, Reads: reads})
+		if len(res) == 0 || res[0].Doc != 1 {
+			t.Fatalf("top_k %d: %v, want the postgres record first", k, docsOf(res))
+		}
+		x := res[0].Explain
+		if want := float64(simd.DotF32(q, pg)); math.Abs(x.Cosine-want) > 0.02 {
+			t.Errorf("top_k %d: the postgres record's cosine is %.3f, want its own %.3f although the vector pool left it out", k, x.Cosine, want)
+		}
+		if !(x.Unseen > 0.3) || !(x.Reliability < 1) {
+			t.Errorf("top_k %d: unseen %.2f, reliability %.2f: the model cannot read \"postgres\", the rarest word", k, x.Unseen, x.Reliability)
+		}
+	}
+	// A model that reads every word keeps the spec's reliability.
+	res := mustSearch(t, e, Query{Text: "what port does postgres use", Vector: q, TopK: 1, Explain: true})
+	if len(res) != 1 || res[0].Explain.Unseen != 0 {
+		t.Fatalf("without Reads: %+v, want unseen 0", res)
+	}
+}

@@ -28,6 +28,7 @@ func main() {
 	model := flag.String("model", "embed/model/static-v1.bin", "static model file")
 	harness := flag.Bool("harness", false, "run the product's harness (bench.RunLongMemEval) literal-only and hybrid instead")
 	claims := flag.String("claims", "", "instead: the vector channel alone on this claims file (memories ranked by cosine)")
+	flag.BoolVar(&printRanks, "ranks", false, "with -claims: print each question's best gold rank")
 	flag.Parse()
 	log.SetFlags(0)
 	b, err := os.ReadFile(*model)
@@ -240,6 +241,8 @@ func runTurns(insts []bench.LMEInstance, enc embed.Encoder) {
 // runClaims prints the vector channel's recall on a claims file (its
 // memories and questions; see the README's claims format), overall and
 // per question type.
+var printRanks bool
+
 func runClaims(path string, enc embed.Encoder) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
@@ -275,6 +278,9 @@ func runClaims(path string, enc embed.Encoder) {
 			continue
 		}
 		order := vectorOrder(enc, q.Q, docs)
+		if printRanks {
+			fmt.Printf("rank %3d  %-10s %s\n", bestRank(order, gold), q.Type, q.Q)
+		}
 		all.add(order, gold)
 		if byType[q.Type] == nil {
 			byType[q.Type] = newTally()

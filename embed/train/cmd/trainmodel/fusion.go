@@ -42,7 +42,7 @@ func heldBackRanker(enc embed.Encoder, held []train.Pair, cal embed.Calibration)
 		}
 		ranks := make([]int, len(held))
 		for i, p := range held {
-			res, err := e.Search(search.Query{Text: p.A, Vector: queries[i], TopK: 10})
+			res, err := e.Search(search.Query{Text: p.A, Vector: queries[i], TopK: 10, Reads: embed.ReadsOf(enc)})
 			if err != nil {
 				return nil, err
 			}

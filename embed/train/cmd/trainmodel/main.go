@@ -63,24 +63,13 @@ func main() {
 	out := flag.String("out", "embed/model/static-v1.bin", "model file to write")
 	basePath := flag.String("base", "", "developers: keep the corpus+SVD stage in this file and reuse it")
 	set := flag.String("set", "", "developers: override config fields, e.g. SIFa=1e-4,Window=5")
-	calibrateOnly := flag.Bool("calibrate-only", false, "fit and write the calibration of the existing -out model file, without training")
-	heldBack := flag.Bool("held-back", false, "with -calibrate-only: the model was trained on mined pairs (v2), so fit its cosine bounds on the pairs training held back, as -v2-from does")
+	calibrateOnly := flag.Bool("calibrate-only", false, "fit and write the calibration of the existing -out model file (v1 or v2), without training")
 	v2From := flag.String("v2-from", "", "train compartment-static-v2 contrastively from this v1 model file (writes -out)")
 	v2Set := flag.String("v2-set", "", "developers: override ContrastiveConfig fields, e.g. Epochs=1,LR=1e-3")
 	flag.Parse()
 	log.SetFlags(0)
 	if *calibrateOnly {
-		b, err := os.ReadFile(*out)
-		if err != nil {
-			log.Fatal(err)
-		}
-		var held []train.Pair
-		if *heldBack {
-			if held, err = train.HeldBackPairs(train.DefaultContrastiveConfig(*cache), log.Printf); err != nil {
-				log.Fatal(err)
-			}
-		}
-		if err := calibrate(*cache, *out, b, held); err != nil {
+		if err := calibrateFile(*cache, *out, *v2Set); err != nil {
 			log.Fatal(err)
 		}
 		return
@@ -110,16 +99,9 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	sum := sha256.Sum256(b)
-	hexSum := hex.EncodeToString(sum[:])
-	if err := writeFile(*out, b); err != nil {
+	if err := writeModel(*out, b); err != nil {
 		log.Fatal(err)
 	}
-	sumFile := strings.TrimSuffix(*out, filepath.Ext(*out)) + ".sha256"
-	if err := writeFile(sumFile, []byte(hexSum+"\n")); err != nil {
-		log.Fatal(err)
-	}
-	fmt.Printf("%s  %s (%d bytes)\n", hexSum, *out, len(b))
 	if err := calibrate(*cache, *out, b, nil); err != nil {
 		log.Fatal(err)
 	}
@@ -129,13 +111,9 @@ func main() {
 // with its SHA-256 at out, and calibrates it on the pairs held back from
 // training.
 func trainV2(cache, from, out, set string) error {
-	b, err := os.ReadFile(from)
+	_, init, err := readModel(from)
 	if err != nil {
 		return err
-	}
-	init, err := embed.ParseStaticModel(b)
-	if err != nil {
-		return fmt.Errorf("trainmodel: %s: %w", from, err)
 	}
 	cfg := train.DefaultContrastiveConfig(cache)
 	if err := override(&cfg, set); err != nil {
@@ -145,9 +123,32 @@ func trainV2(cache, from, out, set string) error {
 	if err != nil {
 		return err
 	}
-	if b, err = data.MarshalBinary(); err != nil {
+	b, err := data.MarshalBinary()
+	if err != nil {
 		return err
 	}
+	if err := writeModel(out, b); err != nil {
+		return err
+	}
+	return calibrate(cache, out, b, held)
+}
+
+// readModel reads and parses a static model file.
+func readModel(path string) ([]byte, *embed.StaticModelData, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err := embed.ParseStaticModel(b)
+	if err != nil {
+		return nil, nil, fmt.Errorf("trainmodel: %s: %w", path, err)
+	}
+	return b, d, nil
+}
+
+// writeModel writes the model file b at out and its SHA-256 beside it
+// (out with .sha256 for its extension), and prints the sum.
+func writeModel(out string, b []byte) error {
 	sum := sha256.Sum256(b)
 	hexSum := hex.EncodeToString(sum[:])
 	if err := writeFile(out, b); err != nil {
@@ -157,6 +158,29 @@ func trainV2(cache, from, out, set string) error {
 		return err
 	}
 	fmt.Printf("%s  %s (%d bytes)\n", hexSum, out, len(b))
+	return nil
+}
+
+// calibrateFile refits the calibration of the model file at out. A
+// compartment-static-v2 file (format version 2, with identifier units) is
+// calibrated on the pairs its training held back, mined again from the
+// cache with the same configuration (v2Set as given to -v2-set); a v1 file
+// on WordNet.
+func calibrateFile(cache, out, v2Set string) error {
+	b, d, err := readModel(out)
+	if err != nil {
+		return err
+	}
+	var held []train.Pair
+	if d.IDWeight > 0 {
+		cfg := train.DefaultContrastiveConfig(cache)
+		if err := override(&cfg, v2Set); err != nil {
+			return err
+		}
+		if held, err = train.HeldBackPairs(cfg, func(f string, a ...any) { log.Printf(f, a...) }); err != nil {
+			return err
+		}
+	}
 	return calibrate(cache, out, b, held)
 }
 
@@ -185,6 +209,8 @@ func calibrate(cache, out string, b []byte, held []train.Pair) error {
 			return err
 		}
 	}
+	weightPairs = train.WeightPairs(weightPairs)
+	log.Printf("calibration: semantic weight fitted on %d question-shaped held-back pairs", len(weightPairs))
 	rankAt, err := heldBackRanker(enc, weightPairs, cal)
 	if err != nil {
 		return err
