@@ -16,6 +16,10 @@ const EnvModelsDir = "COMPARTMENT_MODELS_DIR"
 // StaticModel is the name that selects the bundled static model.
 const StaticModel = "static"
 
+// staticV1Alias also selects the bundled static model, beside
+// [StaticV2Model]'s name for v2.
+const staticV1Alias = "static-v1"
+
 // StaticV2Model is the name that selects the bundled retrieval-trained
 // static model, compartment-static-v2 (also selected by that full name).
 const StaticV2Model = "static-v2"
@@ -127,7 +131,7 @@ func resolveModel(opts LoadOptions) (modelRef, *Manifest, error) {
 	switch {
 	case name == StaticV2Model || name == StaticV2ModelName:
 		return modelRef{Kind: refStatic, Name: StaticV2Model, Build: executableBuild()}, nil, nil
-	case name == "" || name == StaticModel || strings.HasPrefix(name, "compartment-static"):
+	case name == "" || name == StaticModel || name == staticV1Alias || strings.HasPrefix(name, "compartment-static"):
 		return modelRef{Kind: refStatic, Name: StaticModel, Build: executableBuild()}, nil, nil
 	case strings.HasPrefix(name, "test:") && testEncoders[name] != nil:
 		return modelRef{Kind: refTest, Name: name}, nil, nil

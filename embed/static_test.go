@@ -290,7 +290,7 @@ func TestStaticV2Bundled(t *testing.T) {
 	}
 	for name, want := range map[string]string{
 		StaticV2Model: StaticV2ModelName, StaticV2ModelName: StaticV2ModelName,
-		StaticModel: StaticModelName, StaticModelName: StaticModelName, "": StaticModelName,
+		StaticModel: StaticModelName, StaticModelName: StaticModelName, "": StaticModelName, "static-v1": StaticModelName,
 	} {
 		enc, err := Load(LoadOptions{Name: name, ModelsDir: t.TempDir()})
 		if err != nil {
