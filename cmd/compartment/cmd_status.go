@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/compartment/compartment/internal/session"
 )
 
 // StatusCmd reports on the vault.
@@ -72,17 +74,31 @@ func humanBytes(n int64) string {
 	return fmt.Sprintf("%d B", n)
 }
 
-// locked reports a vault no credential opens right now.
+// locked reports a vault no credential opens right now, and what opening
+// it takes. Whether a keyfile is needed comes from the kinds of the key
+// slots, which the header holds in plaintext (FORMAT.md, 2.3) for anyone
+// with the file to read: nothing secret is read or told, and no key is
+// derived. (Someone who alters the file can make the answer wrong, but not
+// the vault open: the slot bytes are bound into each slot's seal.)
 func (c *StatusCmd) locked(app *App) error {
 	var size int64
 	if fi, err := os.Stat(app.Vault); err == nil {
 		size = fi.Size()
 	}
+	needKeyfile, err := session.NeedsKeyfile(app.Vault)
+	if err != nil {
+		return err
+	}
 	if c.JSON {
-		return printJSON(app.Stdout, map[string]any{"path": app.Vault, "locked": true, "file_bytes": size})
+		return printJSON(app.Stdout, map[string]any{"path": app.Vault, "locked": true, "file_bytes": size, "keyfile_required": needKeyfile})
 	}
 	fmt.Fprintf(app.Stdout, "vault          %s (locked)\n", app.Vault)
 	fmt.Fprintf(app.Stdout, "file           %s\n", humanBytes(size))
+	if needKeyfile {
+		fmt.Fprintln(app.Stdout, "two-factor     on: unlocking needs the passphrase and the keyfile")
+	} else {
+		fmt.Fprintln(app.Stdout, "two-factor     off: the passphrase alone unlocks")
+	}
 	fmt.Fprintln(app.Stdout, "unlock         `compartment unlock` opens it for every command and agent of yours until reboot or `compartment lock`")
 	return nil
 }
