@@ -103,6 +103,7 @@ func (c *CLI) runJSON(v any, args ...string) error {
 type State struct {
 	Locked      bool
 	Missing     bool // no vault file yet
+	NeedKeyfile bool // locked, and unlocking needs the keyfile (two-factor unlock)
 	Path        string
 	Live        int
 	Organic     int
@@ -125,10 +126,11 @@ var panelAgents = []struct{ ID, Name string }{
 func (c *CLI) Load() (State, error) {
 	var st State
 	var status struct {
-		Path    string `json:"path"`
-		Locked  bool   `json:"locked"`
-		Live    int    `json:"live"`
-		Organic int    `json:"organic_records"`
+		Path        string `json:"path"`
+		Locked      bool   `json:"locked"`
+		NeedKeyfile bool   `json:"keyfile_required"`
+		Live        int    `json:"live"`
+		Organic     int    `json:"organic_records"`
 	}
 	if err := c.runJSON(&status, "status", "--json"); err != nil {
 		if strings.Contains(err.Error(), "no vault") || strings.Contains(err.Error(), "does not exist") {
@@ -136,7 +138,8 @@ func (c *CLI) Load() (State, error) {
 		}
 		return st, err
 	}
-	st.Path, st.Locked, st.Live, st.Organic = status.Path, status.Locked, status.Live, status.Organic
+	st.Path, st.Locked, st.NeedKeyfile = status.Path, status.Locked, status.NeedKeyfile
+	st.Live, st.Organic = status.Live, status.Organic
 	var cfg struct {
 		Ref      bool `json:"include_reference_in_search"`
 		AutoLock int  `json:"auto_lock_minutes"`

@@ -157,7 +157,10 @@ func (p *Panel) unlock() {
 		return
 	}
 	p.passEd.SetText("")
-	keyfile := strings.TrimSpace(p.keyEd.Text())
+	keyfile := ""
+	if p.shown.NeedKeyfile { // the field is shown only then
+		keyfile = strings.TrimSpace(p.keyEd.Text())
+	}
 	p.do(func() error {
 		p.cli.Keyfile = keyfile
 		return p.cli.Unlock(pass)
@@ -189,23 +192,28 @@ type View struct {
 	Agents             []string // "Claude Code: connected", in panelAgents order
 	Recent             []string
 	Locked, Busy       bool
+	Missing            bool // no vault: nothing to unlock, lock or rekey
+	NeedKeyfile        bool // locked with two-factor unlock: ask for the keyfile too
 }
 
 // view derives what to say from the last state and error.
 func view(st State, err error, busy bool) View {
-	v := View{Busy: busy, Locked: st.Locked || st.Path == ""}
+	v := View{Busy: busy, Locked: st.Locked || st.Path == "", Missing: st.Missing, NeedKeyfile: st.Locked && st.NeedKeyfile}
 	if err != nil {
 		v.Err = sentence(friendly(err).Error())
 	}
 	switch {
+	case st.Missing:
+		v.State = "No vault" // the error says to run `compartment init`
 	case st.Path == "":
-		v.State = "No vault"
+		v.State = "Vault unavailable"
 	case st.Locked:
 		v.State = "Locked — " + st.Path
 	default:
 		v.State = "Open — " + st.Path
 	}
 	switch {
+	case v.Missing:
 	case v.Locked:
 		v.Counts = "Unlock to see your memories."
 	case st.Live == 1:
@@ -255,8 +263,11 @@ func sentence(msg string) string {
 
 // friendly adds what to do to the CLI's messages people meet most.
 func friendly(err error) error {
-	if strings.Contains(err.Error(), "wrong passphrase") {
+	switch msg := err.Error(); {
+	case strings.Contains(msg, "wrong passphrase"):
 		return fmt.Errorf("wrong passphrase (or keyfile); type it again and press Unlock")
+	case strings.Contains(msg, "needs its keyfile"):
+		return fmt.Errorf("two-factor unlock needs the keyfile too: type its path in the Keyfile field (or attach the media that holds it) and press Unlock")
 	}
 	return err
 }
@@ -413,7 +424,10 @@ func (p *Panel) Layout(gtx layout.Context) layout.Dimensions {
 
 	st := material.H6(th, v.State)
 	st.MaxLines = 2
-	add(st.Layout, label(v.Counts, th.Fg))
+	add(st.Layout)
+	if v.Counts != "" {
+		add(label(v.Counts, th.Fg))
+	}
 	if v.Err != "" {
 		add(label(v.Err, danger))
 	}
@@ -427,16 +441,23 @@ func (p *Panel) Layout(gtx layout.Context) layout.Dimensions {
 			layout.Rigid(material.Body2(th, "Working… (a wrong passphrase waits a few seconds)").Layout),
 		))
 	}
+	// Without a vault there is nothing to type a passphrase for: the
+	// buttons stay, greyed, under the error that says how to make one.
+	if v.Locked && !v.Missing {
+		add(field(&p.passEd, "Passphrase"))
+		if v.NeedKeyfile {
+			add(field(&p.keyEd, "Keyfile path (empty: the one last used)"))
+		}
+	}
 	if v.Locked {
-		add(field(&p.passEd, "Passphrase"), field(&p.keyEd, "Keyfile (only with two-factor unlock)"),
-			act(button(&p.unlockBtn, "Unlock"), true))
+		add(act(button(&p.unlockBtn, "Unlock"), !v.Missing))
 	}
 	add(row(
 		layout.Flexed(1, act(button(&p.lockBtn, "Lock"), !v.Locked)), gap,
-		layout.Flexed(1, act(button(&p.rekeyBtn, "Change passphrase"), true)), gap,
+		layout.Flexed(1, act(button(&p.rekeyBtn, "Change passphrase"), !v.Missing)), gap,
 		layout.Flexed(1, act(button(&p.refreshBtn, "Refresh"), true)),
 	))
-	if p.rekeyOpen {
+	if p.rekeyOpen && !v.Missing {
 		add(field(&p.oldEd, "Current passphrase"), field(&p.newEd, "New passphrase"),
 			field(&p.againEd, "New passphrase again"),
 			row(layout.Rigid(act(button(&p.rekeyDo, "Change"), true)), gap,

@@ -18,6 +18,7 @@ import (
 	"gioui.org/io/input"
 	"gioui.org/io/key"
 	"gioui.org/io/pointer"
+	"gioui.org/io/semantic"
 	"gioui.org/layout"
 	"gioui.org/op"
 	"gioui.org/unit"
@@ -54,16 +55,23 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// newVault makes a vault with one memory in a private home and returns a
-// CLI for it, locked.
-func newVault(t *testing.T) *CLI {
+// newHome makes a private home and returns a CLI for a vault there that
+// does not exist yet.
+func newHome(t *testing.T) *CLI {
 	t.Helper()
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 	t.Setenv("XDG_DATA_HOME", filepath.Join(home, ".local", "share"))
 	t.Setenv("COMPARTMENT_PASSPHRASE", "")
-	cli := &CLI{Bin: cliBin, Vault: filepath.Join(home, "memory.vault")}
+	return &CLI{Bin: cliBin, Vault: filepath.Join(home, "memory.vault")}
+}
+
+// newVault makes a vault with one memory in a private home and returns a
+// CLI for it, locked.
+func newVault(t *testing.T) *CLI {
+	t.Helper()
+	cli := newHome(t)
 	mustRun(t, cli, testPass+"\n", "init", "--no-app", "--no-integrate", "--no-reference", "--passphrase-stdin")
 	mustRun(t, cli, "", "store", "--source", "from chat", "The user deploys on Fridays only after the freeze lifts")
 	mustRun(t, cli, "", "lock")
@@ -136,6 +144,25 @@ func (d *driver) settle() {
 func (d *driver) pressable(label string) bool {
 	w, ok := d.lookup(label, 0)
 	return ok && !w.Disabled
+}
+
+// disabled reports whether the panel shows a widget labelled label that
+// takes no click now.
+func (d *driver) disabled(label string) bool {
+	w, ok := d.lookup(label, 0)
+	return ok && w.Disabled
+}
+
+// fields counts the text fields in the window (the router lists every
+// node of the semantic tree once).
+func (d *driver) fields() int {
+	n := 0
+	for _, node := range d.r.AppendSemantics(nil) {
+		if node.Desc.Class == semantic.Editor {
+			n++
+		}
+	}
+	return n
 }
 
 // find returns the clickable widget whose text is label, else the first
@@ -246,6 +273,10 @@ func TestPanelDrivesTheVault(t *testing.T) {
 	d := newDriver(t, cli)
 	if v := d.p.View(); !strings.HasPrefix(v.State, "Locked") {
 		t.Fatalf("panel on a locked vault says %q", v.State)
+	}
+	// Without two-factor unlock there is no keyfile to ask for.
+	if n := d.fields(); n != 1 {
+		t.Fatalf("a locked passphrase-only vault: %d text fields, want the passphrase's only", n)
 	}
 
 	// A wrong passphrase: the window shows it is waiting (and takes no
@@ -434,4 +465,78 @@ func distinctColours(img image.Image) int {
 		}
 	}
 	return len(seen)
+}
+
+// TestPanelTwoFactor: a vault with two-factor unlock gets a keyfile field,
+// and what is typed there unlocks it. The keyfile is moved after 2fa
+// enable, so the location the CLI remembered no longer serves and only the
+// path typed in the panel can.
+func TestPanelTwoFactor(t *testing.T) {
+	cli := newVault(t)
+	kf := filepath.Join(t.TempDir(), "memory.keyfile")
+	mustRun(t, cli, testPass+"\n", "--keyfile", kf, "2fa", "enable", "--passphrase-stdin")
+	moved := filepath.Join(t.TempDir(), "on-the-stick.keyfile")
+	if err := os.Rename(kf, moved); err != nil {
+		t.Fatal(err)
+	}
+	d := newDriver(t, cli)
+	if n := d.fields(); n != 2 || !d.p.View().NeedKeyfile {
+		t.Fatalf("a locked two-factor vault: %d text fields, want passphrase and keyfile", n)
+	}
+
+	d.typeInto(&d.p.passEd, testPass)
+	d.click("Unlock")
+	d.settle()
+	if v := d.p.View(); !strings.Contains(v.Err, "Keyfile field") {
+		t.Errorf("Unlock without the keyfile: the window says %q", v.Err)
+	}
+	if locked, _ := cliState(t, cli); !locked {
+		t.Fatal("the passphrase alone unlocked a two-factor vault")
+	}
+
+	d.typeInto(&d.p.passEd, testPass)
+	d.typeInto(&d.p.keyEd, moved)
+	d.click("Unlock")
+	d.settle()
+	if locked, _ := cliState(t, cli); locked {
+		t.Fatalf("passphrase and keyfile left the vault locked; the window says %q", d.p.View().Err)
+	}
+	if v := d.p.View(); v.Err != "" || !strings.HasPrefix(v.State, "Open") || d.fields() != 0 {
+		t.Errorf("after Unlock: state %q, error %q, %d text fields", v.State, v.Err, d.fields())
+	}
+	var tfa struct {
+		Keyfile string `json:"keyfile"`
+	}
+	if err := json.Unmarshal(mustRun(t, cli, "", "2fa", "status", "--json"), &tfa); err != nil || tfa.Keyfile != moved {
+		t.Errorf("after unlocking with the typed keyfile the CLI remembers %q (%v), want %q", tfa.Keyfile, err, moved)
+	}
+}
+
+// TestPanelWithoutVault: with no vault the panel says how to make one and
+// offers nothing to type or unlock; once one exists, Refresh shows it.
+func TestPanelWithoutVault(t *testing.T) {
+	cli := newHome(t)
+	d := newDriver(t, cli)
+	v := d.p.View()
+	if !v.Missing || v.State != "No vault" || !strings.Contains(v.Err, "create one with `compartment init`") {
+		t.Fatalf("no vault: state %q, error %q", v.State, v.Err)
+	}
+	if n := d.fields(); n != 0 {
+		t.Errorf("no vault: %d text fields, want none", n)
+	}
+	for _, b := range []string{"Unlock", "Lock", "Change passphrase"} {
+		if !d.disabled(b) {
+			t.Errorf("no vault: %q should be shown greyed out", b)
+		}
+	}
+	if !d.pressable("Refresh") {
+		t.Fatal("no vault: Refresh should take a click")
+	}
+	mustRun(t, cli, testPass+"\n", "init", "--no-app", "--no-integrate", "--no-reference", "--passphrase-stdin")
+	mustRun(t, cli, "", "lock")
+	d.click("Refresh")
+	d.settle()
+	if v := d.p.View(); v.Missing || !strings.HasPrefix(v.State, "Locked") || v.Err != "" || d.fields() != 1 || !d.pressable("Unlock") {
+		t.Errorf("after init and Refresh: state %q, error %q, %d text fields, Unlock pressable %v", v.State, v.Err, d.fields(), d.pressable("Unlock"))
+	}
 }
