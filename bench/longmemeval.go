@@ -248,7 +248,7 @@ func rankCorpus(c lmeCorpus, question string, enc embed.Encoder, qvec []float32)
 	if err != nil {
 		return nil, 0, err
 	}
-	return rankWith(eng, len(c.texts), search.Query{Text: question, Vector: qvec, Reads: embed.ReadsOf(enc)})
+	return rankWith(eng, len(c.texts), question, qvec)
 }
 
 // indexCorpus puts a corpus in a fresh in-memory engine, one document per
@@ -266,6 +266,7 @@ func indexCorpus(c lmeCorpus, enc embed.Encoder) (*search.Engine, error) {
 	var opts search.Options
 	if enc != nil {
 		opts.Calibration = vault.RankCalibration(enc.Info().Calibration)
+		opts.Reads = embed.ReadsOf(enc)
 	}
 	eng := search.NewWith(dim, opts)
 	for i, text := range c.texts {
@@ -281,13 +282,11 @@ func indexCorpus(c lmeCorpus, enc embed.Encoder) (*search.Engine, error) {
 	return eng, nil
 }
 
-// rankWith searches an indexed corpus of n documents with q (its TopK
-// set to n) and returns the ranking over all of them (see rankCorpus) and
-// the query's latency.
-func rankWith(eng *search.Engine, n int, q search.Query) ([]int, time.Duration, error) {
+// rankWith searches an indexed corpus of n documents and returns the
+// ranking over all of them (see rankCorpus) and the query's latency.
+func rankWith(eng *search.Engine, n int, question string, qvec []float32) ([]int, time.Duration, error) {
 	start := time.Now()
-	q.TopK = n
-	res, err := eng.Search(q)
+	res, err := eng.Search(search.Query{Text: question, Vector: qvec, TopK: n})
 	took := time.Since(start)
 	if err != nil {
 		return nil, 0, err

@@ -163,9 +163,9 @@ type cutSums struct {
 
 // add asks the turn engine the question (counted when it has a gold
 // turn) and the previous, unrelated one (when there is one).
-func (s *cutSums) add(eng *search.Engine, c lmeCorpus, question string, qvec []float32, other string, otherVec []float32, reads func(string) bool) error {
+func (s *cutSums) add(eng *search.Engine, c lmeCorpus, question string, qvec []float32, other string, otherVec []float32) error {
 	if gold := c.gold(); len(gold) > 0 {
-		res, err := eng.Search(search.Query{Text: question, Vector: qvec, Reads: reads})
+		res, err := eng.Search(search.Query{Text: question, Vector: qvec})
 		if err != nil {
 			return err
 		}
@@ -178,7 +178,7 @@ func (s *cutSums) add(eng *search.Engine, c lmeCorpus, question string, qvec []f
 	if other == "" {
 		return nil
 	}
-	res, err := eng.Search(search.Query{Text: other, Vector: otherVec, Reads: reads})
+	res, err := eng.Search(search.Query{Text: other, Vector: otherVec})
 	if err != nil {
 		return err
 	}
@@ -305,11 +305,11 @@ func (a *lmeAccumulator) evaluate(inst LMEInstance) error {
 	if err != nil {
 		return fmt.Errorf("turn level: %w", err)
 	}
-	tRank, tTook, err := rankWith(tEng, len(tc.texts), search.Query{Text: inst.Question, Vector: qvec, Reads: embed.ReadsOf(a.enc)})
+	tRank, tTook, err := rankWith(tEng, len(tc.texts), inst.Question, qvec)
 	if err != nil {
 		return fmt.Errorf("turn level: %w", err)
 	}
-	if err := a.cut.add(tEng, tc, inst.Question, qvec, a.prevQuestion, a.prevVec, embed.ReadsOf(a.enc)); err != nil {
+	if err := a.cut.add(tEng, tc, inst.Question, qvec, a.prevQuestion, a.prevVec); err != nil {
 		return fmt.Errorf("relevance cut: %w", err)
 	}
 	a.prevQuestion, a.prevVec = inst.Question, qvec

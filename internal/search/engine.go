@@ -51,6 +51,8 @@ type Engine struct {
 	docs map[uint32]*docState
 	pop  population
 	cal  rank.Calibration
+	// reads is Options.Reads.
+	reads func(term string) bool
 }
 
 type docState struct {
@@ -71,6 +73,11 @@ type Options struct {
 	// a caller with a model refuses an uncalibrated one before it gets
 	// here (embed.CheckCalibrated).
 	Calibration rank.Calibration
+	// Reads reports whether the model whose vectors the engine holds has
+	// a vector for a query term (embed.ReadsOf); nil means it reads
+	// every word. The share of a query's information it cannot read
+	// lowers the semantic channel's weight (rank.SemanticReliability).
+	Reads func(term string) bool
 }
 
 // NewWith is [New] with options.
@@ -79,7 +86,7 @@ func NewWith(dim int, opts Options) *Engine {
 	if cal == (rank.Calibration{}) {
 		cal = rank.SpecCalibration
 	}
-	e := &Engine{dim: dim, lex: fts.New(), docs: map[uint32]*docState{}, pop: newPopulation(), cal: cal}
+	e := &Engine{dim: dim, lex: fts.New(), docs: map[uint32]*docState{}, pop: newPopulation(), cal: cal, reads: opts.Reads}
 	if dim > 0 {
 		e.vec = ann.New(dim, ann.Options{HNSWThreshold: opts.HNSWThreshold})
 	}

@@ -36,11 +36,6 @@ type Query struct {
 	Now time.Time
 	// Explain fills Result.Explain.
 	Explain bool
-	// Reads reports whether the model that embedded Vector has a vector
-	// for a query term (embed.ReadsOf); nil means it reads every word.
-	// The share of the query's information it cannot read lowers the
-	// semantic channel's weight (rank.SemanticReliability).
-	Reads func(term string) bool
 }
 
 // Result is one returned record.
@@ -151,12 +146,12 @@ type run struct {
 // unseenShare is the share of the query's information (Σ I(t) over its
 // terms) in terms the model has no vector for.
 func (r *run) unseenShare() float64 {
-	if r.q.Reads == nil || !(r.lex.TotalInfo > 0) {
+	if r.e.reads == nil || !(r.lex.TotalInfo > 0) {
 		return 0
 	}
 	unseen := 0.0
 	for _, t := range r.lex.Terms {
-		if !r.q.Reads(t.Text) {
+		if !r.e.reads(t.Text) {
 			unseen += t.Info
 		}
 	}

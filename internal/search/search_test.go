@@ -618,18 +618,21 @@ func TestConclusiveLiteralNotOutvotedByCappedCosines(t *testing.T) {
 // share of the question the model can read.
 func TestUnreadNameDoesNotHandTheQueryToItsCommonWords(t *testing.T) {
 	static := rank.Calibration{CosFloor: 0.2476, CosCeil: 0.8459, SameMeaning: 0.5369, SameTopic: 0.5202, SemanticWeight: 0.45}
-	e := NewWith(dim, Options{Calibration: static})
 	q := axis(0, 0.01)
-	for i := range rank.PoolSize + 100 {
-		mustAdd(t, e, uint32(10+i), fmt.Sprintf("Port %d/tcp is registered to the s%d service.", 4000+i, i),
-			[][]float32{axis(0, 0.01+float32(i)*1e-5)}, DocMeta{Seq: uint64(10 + i), Reference: true})
-	}
 	pg := unit(0.4, 0, 0, 0, 0.9165, 0, 0, 0)
-	mustAdd(t, e, 1, "Port 5432/tcp is registered to the postgresql service, also known as postgres.",
-		[][]float32{pg}, DocMeta{Seq: 1, Reference: true})
-	reads := func(term string) bool { return term != "postgres" }
+	engine := func(reads func(string) bool) *Engine {
+		e := NewWith(dim, Options{Calibration: static, Reads: reads})
+		for i := range rank.PoolSize + 100 {
+			mustAdd(t, e, uint32(10+i), fmt.Sprintf("Port %d/tcp is registered to the s%d service.", 4000+i, i),
+				[][]float32{axis(0, 0.01+float32(i)*1e-5)}, DocMeta{Seq: uint64(10 + i), Reference: true})
+		}
+		mustAdd(t, e, 1, "Port 5432/tcp is registered to the postgresql service, also known as postgres.",
+			[][]float32{pg}, DocMeta{Seq: 1, Reference: true})
+		return e
+	}
+	e := engine(func(term string) bool { return term != "postgres" })
 	for _, k := range []int{1, 3} {
-		res := mustSearch(t, e, Query{Text: "what port does postgres use", Vector: q, TopK: k, Explain: true, Reads: reads})
+		res := mustSearch(t, e, Query{Text: "what port does postgres use", Vector: q, TopK: k, Explain: true})
 		if len(res) == 0 || res[0].Doc != 1 {
 			t.Fatalf("top_k %d: %v, want the postgres record first", k, docsOf(res))
 		}
@@ -642,7 +645,7 @@ func TestUnreadNameDoesNotHandTheQueryToItsCommonWords(t *testing.T) {
 		}
 	}
 	// A model that reads every word keeps the spec's reliability.
-	res := mustSearch(t, e, Query{Text: "what port does postgres use", Vector: q, TopK: 1, Explain: true})
+	res := mustSearch(t, engine(nil), Query{Text: "what port does postgres use", Vector: q, TopK: 1, Explain: true})
 	if len(res) != 1 || res[0].Explain.Unseen != 0 {
 		t.Fatalf("without Reads: %+v, want unseen 0", res)
 	}

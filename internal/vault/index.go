@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/compartment/compartment/embed"
 	"github.com/compartment/compartment/internal/search"
 )
 
@@ -26,7 +27,8 @@ func newIndex(v *Vault) *index {
 	if v.enc != nil {
 		dim = v.enc.Info().Dim
 	}
-	engine := search.NewWith(dim, search.Options{HNSWThreshold: v.cfg.Settings.HNSWThreshold, Calibration: v.calibration()})
+	engine := search.NewWith(dim, search.Options{HNSWThreshold: v.cfg.Settings.HNSWThreshold, Calibration: v.calibration(),
+		Reads: embed.ReadsOf(v.enc)})
 	return &index{v: v, engine: engine, docOf: map[string]uint32{}, recOf: map[uint32]*Record{}, namespaces: map[string]int{}}
 }
 

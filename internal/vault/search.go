@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/compartment/compartment/embed"
 	"github.com/compartment/compartment/internal/search"
 )
 
@@ -81,7 +80,7 @@ func (v *Vault) Search(req SearchRequest) ([]SearchHit, error) {
 	results, err := ix.engine.Search(search.Query{
 		Text: req.Query, Vector: qvec, TopK: req.TopK, Namespaces: v.population(req),
 		Filter: func(doc uint32) bool { return keep(ix.recOf[doc]) },
-		Now:    v.now(), Explain: req.Explain, Reads: embed.ReadsOf(v.enc),
+		Now:    v.now(), Explain: req.Explain,
 	})
 	if err != nil {
 		if errors.Is(err, search.ErrEmptyQuery) {

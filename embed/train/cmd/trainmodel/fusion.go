@@ -30,7 +30,7 @@ func heldBackRanker(enc embed.Encoder, held []train.Pair, cal embed.Calibration)
 	return func(w float64) ([]int, error) {
 		c := cal
 		c.SemanticWeight = w
-		e := search.NewWith(dim, search.Options{Calibration: vault.RankCalibration(c)})
+		e := search.NewWith(dim, search.Options{Calibration: vault.RankCalibration(c), Reads: embed.ReadsOf(enc)})
 		defer e.Close()
 		batch := make([]search.Doc, len(held))
 		for i := range held {
@@ -42,7 +42,7 @@ func heldBackRanker(enc embed.Encoder, held []train.Pair, cal embed.Calibration)
 		}
 		ranks := make([]int, len(held))
 		for i, p := range held {
-			res, err := e.Search(search.Query{Text: p.A, Vector: queries[i], TopK: 10, Reads: embed.ReadsOf(enc)})
+			res, err := e.Search(search.Query{Text: p.A, Vector: queries[i], TopK: 10})
 			if err != nil {
 				return nil, err
 			}
