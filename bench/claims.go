@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/compartment/compartment/embed"
+	"github.com/compartment/compartment/internal/reference"
 	"github.com/compartment/compartment/internal/vault"
 	"github.com/compartment/compartment/vaultfmt"
 )
@@ -28,6 +29,12 @@ type ClaimsOptions struct {
 	// Verbose lists the questions whose expected memory did not come
 	// first.
 	Verbose bool
+	// NoReference leaves the reference facts out. By default the vault is
+	// made as `init` makes one, with the bundled reference facts in it:
+	// the questions search the claims' own namespace, so no reference
+	// fact is ever returned, but they are part of the vault every term's
+	// self-information is measured over, as in a user's vault.
+	NoReference bool
 }
 
 // claimsFile is the claims data set.
@@ -62,6 +69,9 @@ type ClaimsReport struct {
 	Data      string `json:"data"`
 	Memories  int    `json:"memories"`
 	Questions int    `json:"questions"`
+	// Reference is the number of reference facts the vault held beside
+	// the memories (0 with NoReference).
+	Reference int    `json:"reference_facts"`
 	Encoder   string `json:"encoder,omitempty"`
 	Default   struct {
 		Hit1  float64 `json:"hit@1"`
@@ -143,6 +153,14 @@ func RunClaims(opts ClaimsOptions, progress io.Writer) (ClaimsReport, error) {
 	}
 	defer v.Close()
 	const ns = "claims"
+	if !opts.NoReference {
+		res, _, err := reference.Load(v)
+		if err != nil {
+			return rep, fmt.Errorf("bench: claims: %w", err)
+		}
+		rep.Reference = res.Added
+		fmt.Fprintf(progress, "claims: %d reference facts loaded\n", res.Added)
+	}
 	if err := importClaims(v, data, ns); err != nil {
 		return rep, err
 	}
@@ -349,7 +367,7 @@ func (r ClaimsReport) WriteText(w io.Writer) error {
 	if r.Encoder != "" {
 		channels = "hybrid (" + r.Encoder + ")"
 	}
-	fmt.Fprintf(tw, "claims %s: %d memories, %d questions, %s\n\n", r.Data, r.Memories, r.Questions, channels)
+	fmt.Fprintf(tw, "claims %s: %d memories (beside %d reference facts), %d questions, %s\n\n", r.Data, r.Memories, r.Reference, r.Questions, channels)
 	fmt.Fprintf(tw, "default search (no top_k)\thit@1 %.2f\thit %.2f\tempty %.2f\textra %.2f per question\n",
 		r.Default.Hit1, r.Default.Hit, r.Default.Empty, r.Default.Extra)
 	fmt.Fprintf(tw, "top_k 5\trecall@5 %.2f\tMRR %.3f\thit@1 %.2f (the ranking's own)\n", r.Top5.Recall5, r.Top5.MRR5, r.Top5.Hit1)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/compartment/compartment/embed"
+	"github.com/compartment/compartment/internal/reference"
 )
 
 // RunClaims drives the product's own import, search and store: a small
@@ -30,6 +31,21 @@ func TestRunClaims(t *testing.T) {
 	}
 	if got := rep.ByType["identifier"]; got.Hit1 != 1 {
 		t.Errorf("identifier question: %+v, want hit@1 1", got)
+	}
+	// The vault is made as init makes one, with the reference facts in it.
+	facts, err := reference.Facts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Reference != len(facts) {
+		t.Errorf("reference facts %d, want the %d the binary ships", rep.Reference, len(facts))
+	}
+	bare, err := RunClaims(ClaimsOptions{Path: "testdata/claims_tiny.json", Encoder: enc, NoReference: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bare.Reference != 0 || bare.Top5.Recall5 != 1 {
+		t.Errorf("without reference facts: %d of them, recall@5 %v; want 0 and 1", bare.Reference, bare.Top5.Recall5)
 	}
 	var buf bytes.Buffer
 	if err := rep.WriteJSON(&buf); err != nil {

@@ -20,6 +20,7 @@ type BenchCmd struct {
 	Model       string `help:"With --longmemeval or --claims: the embedding model (default: the vault's default model)." placeholder:"NAME|PATH"`
 	Claims      string `help:"Everyday recall and store decisions on a claims file (memories, questions, store pairs; see the README), through the product's own search and store in a throw-away vault." placeholder:"FILE"`
 	Verbose     bool   `help:"With --claims: list the questions whose memory did not come first."`
+	NoReference bool   `help:"With --claims: leave the bundled reference facts out of the throw-away vault (by default it is made as init makes one, with them)." name:"no-reference"`
 	Records     int    `help:"Without a flag: memories in the latency table's vault." default:"20000"`
 	Searches    int    `help:"Latency table: timed searches." hidden:""`
 	Stores      int    `help:"Latency table: timed stores." hidden:""`
@@ -54,7 +55,7 @@ func (c *BenchCmd) Run(app *App) error {
 		if c.Longmemeval != "" {
 			rep, err = bench.RunLongMemEval(bench.LMEOptions{Path: c.Longmemeval, Limit: c.Limit, Encoder: enc}, progress)
 		} else {
-			rep, err = bench.RunClaims(bench.ClaimsOptions{Path: c.Claims, Encoder: enc, Verbose: c.Verbose}, progress)
+			rep, err = bench.RunClaims(bench.ClaimsOptions{Path: c.Claims, Encoder: enc, Verbose: c.Verbose, NoReference: c.NoReference}, progress)
 		}
 		if err != nil {
 			return err

@@ -43,18 +43,9 @@ func seedReference(app *App, v *vault.Vault, quiet bool) error {
 // ones, and reports what changed.
 func loadReference(app *App, v *vault.Vault, asJSON bool) error {
 	start := time.Now()
-	facts, err := reference.Facts()
+	res, digest, err := reference.Load(v)
 	if err != nil {
 		return err
-	}
-	digest, _ := reference.Digest()
-	bulk := make([]vault.BulkFact, len(facts))
-	for i, f := range facts {
-		bulk[i] = vault.BulkFact{Text: f.Text, Source: f.Source, Tags: []string{"reference", f.Topic}}
-	}
-	res, err := v.LoadReference(bulk, digest)
-	if err != nil {
-		return fmt.Errorf("load the reference facts: %w", err)
 	}
 	if asJSON {
 		return printJSON(app.Stdout, map[string]any{"reference": res, "version": digest, "seconds": time.Since(start).Seconds()})

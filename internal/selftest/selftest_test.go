@@ -51,16 +51,7 @@ func referenceVault(tb testing.TB) string {
 			return
 		}
 		defer v.Close()
-		facts, err := reference.Facts()
-		if err != nil {
-			refError = err
-			return
-		}
-		bulk := make([]vault.BulkFact, len(facts))
-		for i, f := range facts {
-			bulk[i] = vault.BulkFact{Text: f.Text, Source: f.Source, Tags: []string{"reference", f.Topic}}
-		}
-		_, refError = v.LoadReference(bulk, "test")
+		_, _, refError = reference.Load(v)
 	})
 	if refError != nil {
 		tb.Fatal(refError)
