@@ -4,11 +4,10 @@ package main
 
 import (
 	"crypto/sha256"
-	"encoding/binary"
 	"flag"
 	"fmt"
+	"io"
 	"log"
-	"math"
 	"os"
 	"sort"
 
@@ -23,25 +22,39 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	enc, err := embed.OpenStaticBytes(b, "nn", sha256.Sum256(b), embed.Calibration{})
-	if err != nil {
+	if err := neighbours(os.Stdout, b, flag.Args(), *k); err != nil {
 		log.Fatal(err)
 	}
-	words := wordTable(b)
-	vecs := make([][]float32, len(words))
-	for i, w := range words {
+}
+
+// neighbours prints, for each of words, its pooling weight and its k
+// nearest vocabulary words in the static model file b.
+func neighbours(out io.Writer, b []byte, words []string, k int) error {
+	enc, err := embed.OpenStaticBytes(b, "nn", sha256.Sum256(b), embed.Calibration{})
+	if err != nil {
+		return err
+	}
+	// The file's own parser reads every format version (a hand-rolled
+	// reader of version 1's offsets broke on version 2).
+	data, err := embed.ParseStaticModel(b)
+	if err != nil {
+		return err
+	}
+	vocab := data.Words
+	k = min(k, len(vocab))
+	vecs := make([][]float32, len(vocab))
+	for i, w := range vocab {
 		vecs[i], _ = enc.EmbedQuery(w)
 	}
-	coef := b[36+int(binary.LittleEndian.Uint32(b[32:])):]
 	index := map[string]int{}
-	for i, w := range words {
+	for i, w := range vocab {
 		index[w] = i
 	}
-	for _, w := range flag.Args() {
+	for _, w := range words {
 		q, _ := enc.EmbedQuery(w)
-		order := make([]int, len(words))
-		sims := make([]float64, len(words))
-		for i := range words {
+		order := make([]int, len(vocab))
+		sims := make([]float64, len(vocab))
+		for i := range vocab {
 			order[i] = i
 			for j := range q {
 				sims[i] += float64(q[j]) * float64(vecs[i][j])
@@ -50,24 +63,13 @@ func main() {
 		sort.Slice(order, func(a, b int) bool { return sims[order[a]] > sims[order[b]] })
 		weight := "oov"
 		if i, ok := index[w]; ok {
-			weight = fmt.Sprintf("coef %.4f", math.Float32frombits(binary.LittleEndian.Uint32(coef[4*i:])))
+			weight = fmt.Sprintf("coef %.4f", data.WordCoef[i])
 		}
-		fmt.Printf("%s (%s):", w, weight)
-		for _, i := range order[:*k] {
-			fmt.Printf(" %s %.2f", words[i], sims[i])
+		fmt.Fprintf(out, "%s (%s):", w, weight)
+		for _, i := range order[:k] {
+			fmt.Fprintf(out, " %s %.2f", vocab[i], sims[i])
 		}
-		fmt.Println()
+		fmt.Fprintln(out)
 	}
-}
-
-func wordTable(b []byte) []string {
-	n := int(binary.LittleEndian.Uint32(b[16:]))
-	t := b[36:]
-	out := make([]string, 0, n)
-	for i := 0; i < n; i++ {
-		l, k := binary.Uvarint(t)
-		out = append(out, string(t[k:k+int(l)]))
-		t = t[k+int(l):]
-	}
-	return out
+	return nil
 }
