@@ -14,7 +14,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/compartment/compartment/embed"
-	"github.com/compartment/compartment/internal/reference"
 	"github.com/compartment/compartment/internal/vault"
 	"github.com/compartment/compartment/vaultfmt"
 )
@@ -154,7 +153,7 @@ func RunClaims(opts ClaimsOptions, progress io.Writer) (ClaimsReport, error) {
 	defer v.Close()
 	const ns = "claims"
 	if !opts.NoReference {
-		res, _, err := reference.Load(v)
+		res, _, err := v.LoadBundledReference()
 		if err != nil {
 			return rep, fmt.Errorf("bench: claims: %w", err)
 		}
@@ -367,7 +366,11 @@ func (r ClaimsReport) WriteText(w io.Writer) error {
 	if r.Encoder != "" {
 		channels = "hybrid (" + r.Encoder + ")"
 	}
-	fmt.Fprintf(tw, "claims %s: %d memories (beside %d reference facts), %d questions, %s\n\n", r.Data, r.Memories, r.Reference, r.Questions, channels)
+	beside := ""
+	if r.Reference > 0 {
+		beside = fmt.Sprintf(" (beside %d reference facts)", r.Reference)
+	}
+	fmt.Fprintf(tw, "claims %s: %d memories%s, %d questions, %s\n\n", r.Data, r.Memories, beside, r.Questions, channels)
 	fmt.Fprintf(tw, "default search (no top_k)\thit@1 %.2f\thit %.2f\tempty %.2f\textra %.2f per question\n",
 		r.Default.Hit1, r.Default.Hit, r.Default.Empty, r.Default.Extra)
 	fmt.Fprintf(tw, "top_k 5\trecall@5 %.2f\tMRR %.3f\thit@1 %.2f (the ranking's own)\n", r.Top5.Recall5, r.Top5.MRR5, r.Top5.Hit1)

@@ -5,7 +5,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/compartment/compartment/internal/reference"
 	"github.com/compartment/compartment/internal/vault"
 )
 
@@ -43,7 +42,7 @@ func seedReference(app *App, v *vault.Vault, quiet bool) error {
 // ones, and reports what changed.
 func loadReference(app *App, v *vault.Vault, asJSON bool) error {
 	start := time.Now()
-	res, digest, err := reference.Load(v)
+	res, digest, err := v.LoadBundledReference()
 	if err != nil {
 		return err
 	}

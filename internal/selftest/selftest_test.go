@@ -51,7 +51,7 @@ func referenceVault(tb testing.TB) string {
 			return
 		}
 		defer v.Close()
-		_, _, refError = reference.Load(v)
+		_, _, refError = v.LoadBundledReference()
 	})
 	if refError != nil {
 		tb.Fatal(refError)

@@ -1,5 +1,11 @@
 package vault
 
+import (
+	"fmt"
+
+	"github.com/compartment/compartment/internal/reference"
+)
+
 // ReferenceNamespace is where the reference facts live: the one pack kept
 // in main as ordinary (reference-flagged) memories.
 const ReferenceNamespace = "main"
@@ -13,4 +19,25 @@ func (v *Vault) LoadReference(facts []BulkFact, version string) (BulkResult, err
 		version = version[:12]
 	}
 	return v.bulkReplace(bulkScope{namespace: ReferenceNamespace, reference: true}, facts, "reference", "reference pack "+version)
+}
+
+// LoadBundledReference makes the vault's reference facts the ones this
+// binary ships (package reference), each tagged "reference" and its topic,
+// as `init` and `reference update` do; it returns what changed and the
+// pack's digest.
+func (v *Vault) LoadBundledReference() (BulkResult, string, error) {
+	facts, err := reference.Facts()
+	if err != nil {
+		return BulkResult{}, "", err
+	}
+	digest, _ := reference.Digest()
+	bulk := make([]BulkFact, len(facts))
+	for i, f := range facts {
+		bulk[i] = BulkFact{Text: f.Text, Source: f.Source, Tags: []string{"reference", f.Topic}}
+	}
+	res, err := v.LoadReference(bulk, digest)
+	if err != nil {
+		return res, digest, fmt.Errorf("load the reference facts: %w", err)
+	}
+	return res, digest, nil
 }

@@ -3,7 +3,11 @@ package vault
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"testing"
+
+	"github.com/compartment/compartment/internal/reference"
 )
 
 func refFacts(n int, version string) []BulkFact {
@@ -124,5 +128,35 @@ func TestReferenceSearchSwitches(t *testing.T) {
 		if r, _ := v.Get(id); r.Reference {
 			t.Errorf("setting off, but reference fact %s returned", id)
 		}
+	}
+}
+
+// LoadBundledReference puts every fact this binary ships into a real vault
+// as a reference memory tagged "reference" and its topic; a second load
+// changes nothing.
+func TestLoadBundledReference(t *testing.T) {
+	h := newHarness(t, bowEncoder{})
+	v := h.open("user")
+	facts, err := reference.Facts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, digest, err := v.LoadBundledReference()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, _ := reference.Digest(); digest != want || res.Added != len(facts) {
+		t.Fatalf("load: added %d with digest %s, want %d and %s", res.Added, digest, len(facts), want)
+	}
+	hits, err := v.Search(SearchRequest{Query: facts[0].Text, TopK: 1, ReferenceOnly: true})
+	if err != nil || len(hits) != 1 || !strings.HasPrefix(hits[0].Text, facts[0].Text) {
+		t.Fatalf("search for the first fact: %+v, %v", hits, err)
+	}
+	if !slices.Contains(hits[0].Tags, "reference") || !slices.Contains(hits[0].Tags, facts[0].Topic) {
+		t.Errorf("tags %v: want reference and %q", hits[0].Tags, facts[0].Topic)
+	}
+	again, _, err := v.LoadBundledReference()
+	if err != nil || again.Added != 0 || again.Removed != 0 || again.Kept != len(facts) {
+		t.Fatalf("second load: %+v, %v; want every fact kept", again, err)
 	}
 }
