@@ -6,10 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"text/tabwriter"
 
@@ -376,15 +376,15 @@ func (r ClaimsReport) WriteText(w io.Writer) error {
 	fmt.Fprintf(tw, "top_k 5\trecall@5 %.2f\tMRR %.3f\thit@1 %.2f (the ranking's own)\n", r.Top5.Recall5, r.Top5.MRR5, r.Top5.Hit1)
 	fmt.Fprintf(tw, "unrelated questions answered with nothing\t%.3f\n", r.UnrelatedQuiet)
 	fmt.Fprintf(tw, "store pairs decided correctly\t%s\tfacts lost %d\tupdates lost %d\n", r.Store.Correct, r.Store.FactsLost, r.Store.UpdatesLost)
-	for _, exp := range sortedKeys(r.Store.Outcomes) {
+	for _, exp := range slices.Sorted(maps.Keys(r.Store.Outcomes)) {
 		var parts []string
-		for _, got := range sortedKeys(r.Store.Outcomes[exp]) {
+		for _, got := range slices.Sorted(maps.Keys(r.Store.Outcomes[exp])) {
 			parts = append(parts, fmt.Sprintf("%s %d", got, r.Store.Outcomes[exp][got]))
 		}
 		fmt.Fprintf(tw, "  %s\t%s\n", exp, strings.Join(parts, ", "))
 	}
 	fmt.Fprintln(tw)
-	for _, t := range sortedKeys(r.ByType) {
+	for _, t := range slices.Sorted(maps.Keys(r.ByType)) {
 		s := r.ByType[t]
 		fmt.Fprintf(tw, "  %s\t%d questions\thit@1 %.2f\trecall@5 %.2f\n", t, s.N, s.Hit1, s.Recall5)
 	}
@@ -392,13 +392,4 @@ func (r ClaimsReport) WriteText(w io.Writer) error {
 		fmt.Fprintf(tw, "  miss\t%q\texpect %v\tdefault %v\ttop5 %v\n", m.Q, m.Expect, m.Default, m.Top5)
 	}
 	return tw.Flush()
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -4,8 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/compartment/compartment/internal/vault"
@@ -335,7 +336,7 @@ func (c *ConfigGetCmd) Run(app *App) error {
 	if c.Key != "" {
 		val, ok := all[c.Key]
 		if !ok {
-			return fmt.Errorf("unknown setting %q: known settings are %s", c.Key, strings.Join(sortedKeys(all), ", "))
+			return fmt.Errorf("unknown setting %q: known settings are %s", c.Key, strings.Join(slices.Sorted(maps.Keys(all)), ", "))
 		}
 		if c.JSON {
 			return printJSON(app.Stdout, map[string]any{c.Key: val})
@@ -346,7 +347,7 @@ func (c *ConfigGetCmd) Run(app *App) error {
 	if c.JSON {
 		return printJSON(app.Stdout, all)
 	}
-	for _, k := range sortedKeys(all) {
+	for _, k := range slices.Sorted(maps.Keys(all)) {
 		fmt.Fprintf(app.Stdout, "%-28s %v\n", k, all[k])
 	}
 	return nil
@@ -399,13 +400,4 @@ func settingsMap(s vault.Settings) (map[string]any, error) {
 		return nil, err
 	}
 	return m, nil
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

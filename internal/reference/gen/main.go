@@ -19,9 +19,11 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -97,7 +99,7 @@ func run(lockPath, cache, out string) error {
 		topics[f.Topic]++
 	}
 	fmt.Printf("%d facts written to %s (%d bytes)\n", len(facts), out, len(data))
-	for _, t := range sortedKeys(topics) {
+	for _, t := range slices.Sorted(maps.Keys(topics)) {
 		fmt.Printf("  %-10s %5d\n", t, topics[t])
 	}
 	return nil

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 )
 
@@ -204,13 +203,4 @@ func joinWith(xs []string, last string) string {
 		return xs[0]
 	}
 	return strings.Join(xs[:len(xs)-1], ", ") + last + xs[len(xs)-1]
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
