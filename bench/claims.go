@@ -15,6 +15,7 @@ import (
 
 	"github.com/compartment/compartment/embed"
 	"github.com/compartment/compartment/internal/vault"
+	"github.com/compartment/compartment/rank"
 	"github.com/compartment/compartment/vaultfmt"
 )
 
@@ -77,6 +78,11 @@ type ClaimsReport struct {
 		Hit   float64 `json:"hit"`
 		Empty float64 `json:"empty"`
 		Extra float64 `json:"extra_per_q"`
+		// Results is the mean number of results per question;
+		// ConfidentHit the share of questions whose answer came back
+		// labelled strong or likely.
+		Results      float64 `json:"results_per_q"`
+		ConfidentHit float64 `json:"confident_hit"`
 	} `json:"default"`
 	Top5 struct {
 		Recall5 float64 `json:"recall@5"`
@@ -86,6 +92,14 @@ type ClaimsReport struct {
 		Hit1 float64 `json:"hit@1"`
 	} `json:"top5"`
 	UnrelatedQuiet float64 `json:"unrelated_quiet"`
+	// Unrelated is what questions no memory answers get: the share with
+	// no result at all, the share with no strong or likely result, and
+	// the results per question.
+	Unrelated struct {
+		Quiet       float64 `json:"quiet"`
+		NoConfident float64 `json:"no_confident"`
+		Results     float64 `json:"results_per_q"`
+	} `json:"unrelated"`
 	Store          struct {
 		Correct     string                    `json:"correct"`
 		FactsLost   int                       `json:"facts_lost"`
@@ -174,14 +188,21 @@ func RunClaims(opts ClaimsOptions, progress io.Writer) (ClaimsReport, error) {
 	if err := claimsQuestions(v, data, ns, opts.Verbose, &rep); err != nil {
 		return rep, err
 	}
-	quiet := 0
+	quiet, calm, returned := 0, 0, 0
 	for _, q := range data.Unrelated {
 		hits, err := v.Search(vault.SearchRequest{Query: q, Namespace: ns})
 		if err != nil || len(hits) == 0 {
 			quiet++
 		}
+		if !slices.ContainsFunc(hits, confidentHit) {
+			calm++
+		}
+		returned += len(hits)
 	}
-	rep.UnrelatedQuiet = round4(float64(quiet) / float64(max(1, len(data.Unrelated))))
+	nu := float64(max(1, len(data.Unrelated)))
+	rep.UnrelatedQuiet = round4(float64(quiet) / nu)
+	rep.Unrelated.Quiet, rep.Unrelated.NoConfident = rep.UnrelatedQuiet, round4(float64(calm)/nu)
+	rep.Unrelated.Results = float64(int(float64(returned)/nu*100+0.5)) / 100
 	claimsStorePairs(v, data, &rep)
 	return rep, nil
 }
@@ -236,17 +257,17 @@ func cmpOr(s, def string) string {
 func claimsQuestions(v *vault.Vault, data claimsFile, ns string, verbose bool, rep *ClaimsReport) error {
 	type sums struct{ n, hit1, r5 float64 }
 	byType := map[string]*sums{}
-	var hit1, hit, empty, extra, r5, mrr, rankHit1 float64
+	var hit1, hit, empty, extra, results, confident, r5, mrr, rankHit1 float64
 	for _, q := range data.Questions {
 		want := map[string]bool{}
 		for _, e := range q.Expect {
 			want[strings.ToLower(e)] = true
 		}
-		def, err := claimsSearch(v, q.Q, ns, 0)
+		def, sure, err := claimsSearch(v, q.Q, ns, 0)
 		if err != nil {
 			return err
 		}
-		top, err := claimsSearch(v, q.Q, ns, 5)
+		top, _, err := claimsSearch(v, q.Q, ns, 5)
 		if err != nil {
 			return err
 		}
@@ -254,6 +275,8 @@ func claimsQuestions(v *vault.Vault, data claimsFile, ns string, verbose bool, r
 		hit1 += b2f(first)
 		hit += b2f(slices.ContainsFunc(def, func(c string) bool { return want[c] }))
 		empty += b2f(len(def) == 0)
+		results += float64(len(def))
+		confident += b2f(slices.ContainsFunc(sure, func(c string) bool { return want[c] }))
 		for _, c := range def {
 			extra += b2f(!want[c])
 		}
@@ -281,6 +304,7 @@ func claimsQuestions(v *vault.Vault, data claimsFile, ns string, verbose bool, r
 	n := float64(len(data.Questions))
 	rep.Default.Hit1, rep.Default.Hit, rep.Default.Empty = round4(hit1/n), round4(hit/n), round4(empty/n)
 	rep.Default.Extra = float64(int(extra/n*100+0.5)) / 100
+	rep.Default.Results, rep.Default.ConfidentHit = float64(int(results/n*100+0.5))/100, round4(confident/n)
 	rep.Top5.Recall5, rep.Top5.MRR5, rep.Top5.Hit1 = round4(r5/n), round4(mrr/n), round4(rankHit1/n)
 	rep.ByType = map[string]ClaimsTypeReport{}
 	for t, s := range byType {
@@ -290,22 +314,30 @@ func claimsQuestions(v *vault.Vault, data claimsFile, ns string, verbose bool, r
 }
 
 // claimsSearch returns the cid tags of a search's results, in order ("" for
-// a result without one).
-func claimsSearch(v *vault.Vault, q, ns string, topK int) ([]string, error) {
+// a result without one), and those of the results labelled strong or
+// likely.
+func claimsSearch(v *vault.Vault, q, ns string, topK int) (all, sure []string, err error) {
 	hits, err := v.Search(vault.SearchRequest{Query: q, Namespace: ns, TopK: topK})
 	if err != nil {
-		return nil, fmt.Errorf("bench: claims: search %q: %w", q, err)
+		return nil, nil, fmt.Errorf("bench: claims: search %q: %w", q, err)
 	}
-	out := make([]string, len(hits))
+	all = make([]string, len(hits))
 	for i, h := range hits {
 		for _, t := range h.Tags {
 			if c, ok := strings.CutPrefix(strings.ToLower(t), "cid-"); ok {
-				out[i] = c
+				all[i] = c
 			}
 		}
+		if confidentHit(h) {
+			sure = append(sure, all[i])
+		}
 	}
-	return out, nil
+	return all, sure, nil
 }
+
+// confidentHit reports whether a result is labelled strong or likely: one
+// the engine vouches for.
+func confidentHit(h vault.SearchHit) bool { return h.Match == rank.MatchStrong || h.Match == rank.MatchLikely }
 
 // claimsStorePairs stores each pair in a fresh namespace and classifies
 // what the second store did.
@@ -371,10 +403,11 @@ func (r ClaimsReport) WriteText(w io.Writer) error {
 		beside = fmt.Sprintf(" (beside %d reference facts)", r.Reference)
 	}
 	fmt.Fprintf(tw, "claims %s: %d memories%s, %d questions, %s\n\n", r.Data, r.Memories, beside, r.Questions, channels)
-	fmt.Fprintf(tw, "default search (no top_k)\thit@1 %.2f\thit %.2f\tempty %.2f\textra %.2f per question\n",
-		r.Default.Hit1, r.Default.Hit, r.Default.Empty, r.Default.Extra)
+	fmt.Fprintf(tw, "default search (no top_k)\thit@1 %.2f\thit %.2f\tempty %.2f\textra %.2f per question\t%.2f results per question\tanswer strong/likely %.2f\n",
+		r.Default.Hit1, r.Default.Hit, r.Default.Empty, r.Default.Extra, r.Default.Results, r.Default.ConfidentHit)
 	fmt.Fprintf(tw, "top_k 5\trecall@5 %.2f\tMRR %.3f\thit@1 %.2f (the ranking's own)\n", r.Top5.Recall5, r.Top5.MRR5, r.Top5.Hit1)
-	fmt.Fprintf(tw, "unrelated questions answered with nothing\t%.3f\n", r.UnrelatedQuiet)
+	fmt.Fprintf(tw, "unrelated questions\tanswered with nothing %.3f\tno strong/likely result %.3f\t%.2f results per question\n",
+		r.Unrelated.Quiet, r.Unrelated.NoConfident, r.Unrelated.Results)
 	fmt.Fprintf(tw, "store pairs decided correctly\t%s\tfacts lost %d\tupdates lost %d\n", r.Store.Correct, r.Store.FactsLost, r.Store.UpdatesLost)
 	for _, exp := range slices.Sorted(maps.Keys(r.Store.Outcomes)) {
 		var parts []string

@@ -204,30 +204,62 @@ func TestRelevance(t *testing.T) {
 			t.Errorf("%s: Relevance = %v, want %v", tc.name, Relevance(tc.s), tc.want)
 		}
 	}
-	// Either channel alone reaches the floor exactly at FloorProbability;
-	// neither half-match alone does, together they do.
-	if Relevance(Signals{PVec: FloorProbability}) < FloorProbability || Relevance(Signals{PLex: FloorProbability}) < FloorProbability {
-		t.Error("one channel at the floor probability does not reach the floor")
-	}
-	if Relevance(Signals{PVec: 0.4}) >= FloorProbability || Relevance(Signals{PLex: 0.4}) >= FloorProbability ||
-		Relevance(Signals{PVec: 0.4, PLex: 0.4}) < FloorProbability {
-		t.Error("0.4 on each channel: want neither alone and both together to reach the floor")
+}
+
+// Confidence reads calibrated probabilities, so it means the same cosine
+// relative to each model's own bounds: a cosine at the same place between
+// a model's floor and ceiling gets the same confidence and label for every
+// model.
+func TestConfidenceScaleFree(t *testing.T) {
+	static := Calibration{CosFloor: 0.2476, CosCeil: 0.8459, SameMeaning: 0.5369, SameTopic: 0.5202}
+	for _, x := range []float64{0.1, 0.4, 0.55, 0.6, 0.65, 0.9} {
+		var got []float64
+		for _, cal := range []Calibration{SpecCalibration, static} {
+			cos := cal.CosFloor + x*(cal.CosCeil-cal.CosFloor)
+			got = append(got, Confidence(Relevance(Signals{PVec: cal.PVec(cos)}), 1))
+		}
+		if !near(got[0], got[1]) || Match(got[0]) != Match(got[1]) {
+			t.Errorf("cosine at %.2f of the calibrated range: bge-small confidence %v, static %v", x, got[0], got[1])
+		}
 	}
 }
 
-// The floor reads calibrated probabilities, so it means the same cosine
-// relative to each model's own bounds: a cosine at the same place between
-// a model's floor and ceiling passes or fails alike for every model.
-func TestRelevanceScaleFree(t *testing.T) {
-	static := Calibration{CosFloor: 0.2476, CosCeil: 0.8459, SameMeaning: 0.5369, SameTopic: 0.5202}
-	for _, x := range []float64{0.1, 0.4, 0.55, 0.6, 0.65, 0.9} {
-		var got []bool
-		for _, cal := range []Calibration{SpecCalibration, static} {
-			cos := cal.CosFloor + x*(cal.CosCeil-cal.CosFloor)
-			got = append(got, Relevance(Signals{PVec: cal.PVec(cos)}) >= FloorProbability)
+func TestConfidence(t *testing.T) {
+	// At both centres each factor is one half.
+	if got := Confidence(ConfidenceRelevanceCentre, ConfidenceLeadCentre); !near(got, 0.25) {
+		t.Errorf("Confidence at the centres = %v, want 0.25", got)
+	}
+	if Confidence(0, LeadCap) != 0 {
+		t.Error("a record with no relevance has confidence")
+	}
+	// Monotone in both, and bounded by 1.
+	prev := 0.0
+	for _, rel := range []float64{0.05, 0.2, 0.4, 0.6, 0.8, 0.95, 1} {
+		c := Confidence(rel, 1)
+		if c <= prev || c > 1 {
+			t.Errorf("Confidence(%v, 1) = %v after %v: want increasing, ≤ 1", rel, c, prev)
 		}
-		if got[0] != got[1] {
-			t.Errorf("cosine at %.2f of the calibrated range: bge-small passes %v, static %v", x, got[0], got[1])
+		prev = c
+	}
+	if Confidence(0.9, -1) >= Confidence(0.9, 0) || Confidence(0.9, 0) >= Confidence(0.9, 1) {
+		t.Error("confidence does not grow with the lead")
+	}
+	// One of several alike (lead 0) is never strong, however relevant;
+	// a clear, relevant winner is.
+	if m := Match(Confidence(0.999, 0)); m == MatchStrong {
+		t.Errorf("a tie at relevance 0.999 is %s", m)
+	}
+	if m := Match(Confidence(0.95, 1)); m != MatchStrong {
+		t.Errorf("a clear winner at relevance 0.95 is %s, want strong", m)
+	}
+	if m := Match(Confidence(0.1, LeadCap)); m != MatchWeak {
+		t.Errorf("a lone candidate at relevance 0.1 is %s, want weak", m)
+	}
+	for _, tc := range []struct {
+		u, other, want float64
+	}{{1, 0, LeadCap}, {0, 1, -LeadCap}, {2, 1, math.Log(2)}, {1, 2, -math.Log(2)}, {1e9, 1e-9, LeadCap}} {
+		if got := Lead(tc.u, tc.other); !near(got, tc.want) {
+			t.Errorf("Lead(%v, %v) = %v, want %v", tc.u, tc.other, got, tc.want)
 		}
 	}
 }
@@ -235,22 +267,17 @@ func TestRelevanceScaleFree(t *testing.T) {
 func TestCut(t *testing.T) {
 	c := []Scored{
 		{Final: 1.0, Unaged: 2.0}, // 0
-		{Final: 1.5, Unaged: 1.1}, // 1
-		{Final: 0.9, Unaged: 0.9}, // 2: below half the best
-		{Final: 3.0, Unaged: 0.5}, // 3: below the floor (set below), whatever its final
+		{Final: 1.5, Unaged: 1.3}, // 1
+		{Final: 0.9, Unaged: 1.1}, // 2: below 0.6 of the best
+		{Final: 3.0, Unaged: 0.5}, // 3: far below, whatever its final
 		{Final: 0, Unaged: 0},     // 4: no evidence
 	}
-	for i := range c {
-		c[i].Relevance = 0.7 // every candidate with evidence clears the floor
-	}
-	c[3].Relevance = 0.3 // 3: below the floor, whatever its final
-	c[4].Relevance = 0
 	for _, tc := range []struct {
 		name string
 		topK int
 		want []int
 	}{
-		{"relevance cut", 0, []int{1, 0}},
+		{"default answer", 0, []int{1, 0}},
 		{"top 3 by final", 3, []int{3, 1, 0}},
 		{"top 10: only those with evidence", 10, []int{3, 1, 0, 2}},
 	} {
@@ -258,34 +285,33 @@ func TestCut(t *testing.T) {
 			t.Errorf("%s: Cut = %v, want %v", tc.name, got, tc.want)
 		}
 	}
-	// The floor binds: nothing reaches it, nothing comes back.
-	low := slices.Clone(c)
-	for i := range low {
-		low[i].Relevance = min(low[i].Relevance, FloorProbability-0.01)
+	// Empty only when nothing has evidence: a weak best still comes back.
+	if got := Cut([]Scored{{Final: 0.01, Unaged: 0.01}, {}}, 0); !slices.Equal(got, []int{0}) {
+		t.Errorf("weak evidence: Cut = %v, want [0]", got)
 	}
-	if got := Cut(low, 0); len(got) != 0 {
-		t.Errorf("nothing clears the floor: Cut = %v, want []", got)
+	if got := Cut([]Scored{{}, {}}, 0); len(got) != 0 {
+		t.Errorf("no evidence: Cut = %v, want []", got)
 	}
-	// The relative cut binds over the floor: a record far above the rest
-	// leaves the others out, even those that clear the floor.
-	rel := []Scored{
-		{Final: 0.50, Unaged: 0.50, Relevance: 0.65}, // 0: clears the floor
-		{Final: 0.60, Unaged: 0.60, Relevance: 0.55}, // 1: below it
-	}
-	if got := Cut(rel, 0); !slices.Equal(got, []int{0}) {
-		t.Errorf("floor: Cut = %v, want [0]", got)
-	}
-	rel = append(rel, Scored{Final: 1.2, Unaged: 1.2, Relevance: 0.9})
-	if got := Cut(rel, 0); !slices.Equal(got, []int{2}) {
-		t.Errorf("relative cut over the floor: Cut = %v, want [2]", got)
+	// A rare word's holder comes back whatever its score.
+	rare := slices.Clone(c)
+	rare[3].Rare = true
+	if got := Cut(rare, 0); !slices.Equal(got, []int{3, 1, 0}) {
+		t.Errorf("rare word: Cut = %v, want [3 1 0]", got)
 	}
 	many := make([]Scored, 250)
 	for i := range many {
 		many[i] = Scored{Final: 1 + float64(i)/1000, Unaged: 1, Relevance: 0.9}
 	}
 	got := Cut(many, 0)
-	if len(got) != MaxResults || got[0] != 249 {
-		t.Errorf("relevance cut returned %d results starting at %d, want %d starting at 249", len(got), got[0], MaxResults)
+	if len(got) != DefaultResults || got[0] != 249 {
+		t.Errorf("default answer returned %d results starting at %d, want %d starting at 249", len(got), got[0], DefaultResults)
+	}
+	// Rare holders take the budget before the others.
+	for i := range 10 {
+		many[i].Rare = true
+	}
+	if got := Cut(many, 0); len(got) != DefaultResults || got[0] != 9 || got[4] != 5 {
+		t.Errorf("rare holders first: Cut = %v, want [9 8 7 6 5]", got)
 	}
 	if got := Cut(many, 150); len(got) != 150 {
 		t.Errorf("top_k 150 returned %d", len(got))

@@ -21,8 +21,8 @@ type Query struct {
 	// searches the literal channel only.
 	Vector []float32
 	// TopK > 0 returns exactly that many results (fewer only when fewer
-	// records match at all); 0 returns what is relevant (the relevance
-	// cut, at most rank.MaxResults).
+	// records match at all); 0 returns the default answer (rank.Cut: at
+	// most rank.DefaultResults, fewer where the scores fall away).
 	TopK int
 	// Namespaces is the searched population for the vault share; nil
 	// means every namespace. It does not filter: use Filter for that.
@@ -46,8 +46,13 @@ type Result struct {
 	Score float64
 	// Unaged is the evidence without aging or priors: what the relevance
 	// cut's relative part read (its floor reads rank.Relevance).
-	Unaged  float64
-	Explain *Explanation
+	Unaged float64
+	// Confidence is the probability that the record answers the query
+	// (rank.Confidence), Match its label (rank.Match: strong, likely,
+	// weak).
+	Confidence float64
+	Match      string
+	Explain    *Explanation
 }
 
 // Explanation says why a record came back.
@@ -71,13 +76,33 @@ type Explanation struct {
 	// Framing are the query's phrases the literal channel left out
 	// ("two weeks ago", "I mentioned that").
 	Framing []string `json:"framing,omitempty"`
-	Share   float64  `json:"share"` // vault share q
+	// Query are the query's terms with their document frequency and
+	// I(t): what the literal evidence was measured against.
+	Query []QueryTerm `json:"query_terms,omitempty"`
+	Share float64     `json:"share"` // vault share q
 	// Evidence is the aged evidence; Unaged is in Result.
 	Evidence float64 `json:"evidence"`
 	// ImportancePrior and OpinionPrior are the two terms of the
 	// multiplier 1 + ImportancePrior + OpinionPrior.
 	ImportancePrior float64 `json:"importance_prior"`
 	OpinionPrior    float64 `json:"opinion_prior"`
+	// ReferencePrior is the third term of the multiplier: rank.WReference
+	// for a reference fact or pack record, 0 for the user's own.
+	ReferencePrior float64 `json:"reference_prior,omitempty"`
+	// Relevance is rank.Relevance, Lead the log ratio of the unaged score
+	// to the best other candidate's (rank.Lead): what Confidence reads.
+	Relevance float64 `json:"relevance"`
+	Lead      float64 `json:"lead"`
+	// Rare: the record holds a query word at most rank.RareDF records
+	// hold, which keeps it in the default answer.
+	Rare bool `json:"rare,omitempty"`
+}
+
+// QueryTerm is one term of the query as the literal channel read it.
+type QueryTerm struct {
+	Term string  `json:"term"`
+	DF   int     `json:"df"`
+	Info float64 `json:"info"`
 }
 
 // candidate is a record either channel brought into the pool.
@@ -91,7 +116,7 @@ type candidate struct {
 	conclusive       bool // holds an identifier unique in the vault
 	sig              rank.Signals
 	evidence         float64
-	imp, op          float64
+	imp, op, ref     float64
 	scored           rank.Scored
 }
 
@@ -363,8 +388,25 @@ func (r *run) score(c *candidate) {
 	c.imp = rank.ImportancePrior(st.meta.Importance)
 	days := r.q.Now.Sub(st.meta.Affirmed).Hours() / 24
 	c.op = rank.OpinionPrior(st.meta.Opinion, days)
-	c.scored = rank.Scored{Final: rank.Final(c.evidence, c.imp, c.op), Unaged: rank.Unaged(c.sig),
-		Relevance: rank.Relevance(c.sig)}
+	c.ref = rank.ReferencePrior(st.meta.Reference)
+	c.scored = rank.Scored{Final: rank.Final(c.evidence, c.imp, c.op+c.ref), Unaged: rank.Unaged(c.sig),
+		Relevance: rank.Relevance(c.sig), Rare: c.conclusive || r.holdsRare(c)}
+}
+
+// holdsRare reports whether the candidate holds an informative query
+// term at most rank.RareDF records hold: "where can I view metrics in
+// Grafana?" names the one record about Grafana, whatever the rest of the
+// question shares with the vault.
+func (r *run) holdsRare(c *candidate) bool {
+	if c.rankLex == 0 {
+		return false
+	}
+	for i, t := range r.lex.Terms {
+		if i < 64 && c.lex.Matched&(1<<i) != 0 && t.Informative && t.DF >= 1 && t.DF <= rank.RareDF {
+			return true
+		}
+	}
+	return false
 }
 
 // widen decides whether a larger pool could change the answer. With
@@ -381,7 +423,7 @@ func (r *run) widen(kept []*candidate, picked []int) bool {
 	if r.q.TopK > 0 {
 		return len(picked) < r.q.TopK
 	}
-	if r.rejected == 0 || len(picked) >= rank.MaxResults {
+	if r.rejected == 0 || len(picked) >= rank.DefaultResults {
 		return false
 	}
 	best := 0.0
@@ -397,16 +439,37 @@ func (r *run) widen(kept []*candidate, picked []int) bool {
 		// can be anything.
 		bound.PLex, bound.RankLex = r.lastPLex, 1
 	}
-	return rank.Passes(rank.Scored{Unaged: rank.Unaged(bound), Relevance: rank.Relevance(bound)}, best)
+	return rank.Passes(rank.Scored{Unaged: rank.Unaged(bound)}, best)
 }
 
 func (r *run) results(kept []*candidate, picked []int) []Result {
+	// Each result's lead is over the best other candidate with evidence,
+	// returned or not: the two best unaged scores are all it needs.
+	first, second := -1, 0.0
+	for i, c := range kept {
+		switch u := c.scored.Unaged; {
+		case first < 0 || u > kept[first].scored.Unaged:
+			if first >= 0 {
+				second = kept[first].scored.Unaged
+			}
+			first = i
+		case u > second:
+			second = u
+		}
+	}
 	out := make([]Result, 0, len(picked))
 	for _, i := range picked {
 		c := kept[i]
-		res := Result{Doc: c.doc, Score: c.scored.Final, Unaged: c.scored.Unaged}
+		other := second
+		if i != first {
+			other = kept[first].scored.Unaged
+		}
+		lead := rank.Lead(c.scored.Unaged, other)
+		conf := rank.Confidence(c.scored.Relevance, lead)
+		res := Result{Doc: c.doc, Score: c.scored.Final, Unaged: c.scored.Unaged, Confidence: conf, Match: rank.Match(conf)}
 		if r.q.Explain {
 			res.Explain = r.explain(c)
+			res.Explain.Relevance, res.Explain.Lead, res.Explain.Rare = c.scored.Relevance, lead, c.scored.Rare
 		}
 		out = append(out, res)
 	}
@@ -442,7 +505,7 @@ func (r *run) fill(out []Result) []Result {
 		return int(a) - int(b)
 	})
 	for _, doc := range rest[:min(len(rest), r.q.TopK-len(out))] {
-		res := Result{Doc: doc}
+		res := Result{Doc: doc, Match: rank.MatchWeak}
 		if r.q.Explain {
 			res.Explain = &Explanation{Mode: fts.ModeNone.String(), Framing: r.lex.Framing}
 		}
@@ -457,7 +520,10 @@ func (r *run) explain(c *candidate) *Explanation {
 		Reliability: c.sig.Reliability(), Unseen: c.sig.Unseen,
 		PLex: c.sig.PLex, RankLex: c.sig.RankLex, Mode: fts.ModeNone.String(), Framing: r.lex.Framing,
 		Share: c.sig.Share, Evidence: c.evidence,
-		ImportancePrior: c.imp, OpinionPrior: c.op,
+		ImportancePrior: c.imp, OpinionPrior: c.op, ReferencePrior: c.ref,
+	}
+	for _, t := range r.lex.Terms {
+		x.Query = append(x.Query, QueryTerm{Term: t.Text, DF: t.DF, Info: t.Info})
 	}
 	if c.rankLex > 0 {
 		x.Terms = r.lex.Explain(c.lex)

@@ -113,9 +113,12 @@ func TestLiteralRelevanceCut(t *testing.T) {
 	if len(res) == 0 || res[0].Doc != 1 {
 		t.Fatalf("kayak rental: %v, want doc 1 first", docsOf(res))
 	}
-	for _, r := range res {
-		if r.Explain.PLex < rank.FloorProbability {
-			t.Errorf("doc %d returned below the floor: p_lex %v", r.Doc, r.Explain.PLex)
+	if res[0].Match == rank.MatchWeak {
+		t.Errorf("doc 1 holds every query word and no other record does, yet it is %s (confidence %v)", res[0].Match, res[0].Confidence)
+	}
+	for _, r := range res[1:] {
+		if r.Confidence >= res[0].Confidence {
+			t.Errorf("doc %d is as confident (%v) as the one that holds every word (%v)", r.Doc, r.Confidence, res[0].Confidence)
 		}
 	}
 	// A question the vault knows nothing about returns nothing.
@@ -124,7 +127,7 @@ func TestLiteralRelevanceCut(t *testing.T) {
 	}
 	// Only common words: no error; the records holding all of them match
 	// the query literally (AND), so they come back, equally.
-	if res := mustSearch(t, e, Query{Text: "an about and", Explain: true}); len(res) == 0 || res[0].Explain.PLex < rank.FloorProbability {
+	if res := mustSearch(t, e, Query{Text: "an about and", Explain: true}); len(res) == 0 || res[0].Explain.Mode != "and" {
 		t.Errorf("common-words query returned %v", docsOf(res))
 	}
 	// With top_k exactly that many.
@@ -172,8 +175,8 @@ func TestTopKExactly(t *testing.T) {
 	if res := mustSearch(t, small, Query{Text: "violin", TopK: 9}); len(res) != 4 {
 		t.Errorf("top_k 9 over 4 memories returned %d, want all 4", len(res))
 	}
-	if res := mustSearch(t, e, Query{Text: "apple"}); len(res) != rank.MaxResults {
-		t.Errorf("relevance cut returned %d, want the cap %d", len(res), rank.MaxResults)
+	if res := mustSearch(t, e, Query{Text: "apple"}); len(res) != rank.DefaultResults {
+		t.Errorf("default answer returned %d, want the budget %d", len(res), rank.DefaultResults)
 	}
 }
 
@@ -501,18 +504,18 @@ func TestNearest(t *testing.T) {
 }
 
 // Either channel alone can establish relevance: in a semantic query, a
-// record whose literal match alone reaches the floor comes back even when
-// its cosine adds nothing, while a weaker literal match does not.
+// record whose literal match is strong comes back first and labelled
+// likely or strong even when its cosine adds nothing.
 func TestLiteralFloorInASemanticQuery(t *testing.T) {
 	e := New(dim)
 	fill(t, e, 100, 40)
 	mustAdd(t, e, 1, "the zeppelin hangar opens at dawn", [][]float32{axis(1, 0)}, DocMeta{Seq: 1})
 	mustAdd(t, e, 2, "zeppelin museum tickets", [][]float32{axis(2, 0)}, DocMeta{Seq: 2})
 	res := mustSearch(t, e, Query{Text: "zeppelin hangar blueprint", Vector: axis(0, 0), Explain: true})
-	if !slices.Equal(docsOf(res), []uint32{1}) {
-		t.Fatalf("got %v, want only doc 1", docsOf(res))
+	if len(res) == 0 || res[0].Doc != 1 || res[0].Match == rank.MatchWeak {
+		t.Fatalf("got %v (%+v), want doc 1 first, not weak", docsOf(res), res)
 	}
-	if r := res[0]; r.Explain.PVec != 0 || r.Explain.PLex < rank.FloorProbability {
+	if r := res[0]; r.Explain.PVec != 0 || r.Explain.PLex < 0.6 {
 		t.Errorf("doc 1 passed with p_vec %v, p_lex %v: the test no longer tests the literal channel alone", r.Explain.PVec, r.Explain.PLex)
 	}
 }
@@ -547,8 +550,8 @@ func TestIsIdentifier(t *testing.T) {
 }
 
 // Two partial matches add up: a record half-matched by each channel comes
-// back, while a record matched as well by one channel alone does not
-// (rank.Relevance: 1 − (1 − p_vec)^ρ·(1 − p_lex) ≥ 0.63).
+// first and is more relevant and more confident than a record matched as
+// well by one channel alone (rank.Relevance: 1 − (1 − p_vec)^ρ·(1 − p_lex)).
 func TestPartialMatchesAddUp(t *testing.T) {
 	e := New(dim)
 	fill(t, e, 100, 40)
@@ -559,11 +562,14 @@ func TestPartialMatchesAddUp(t *testing.T) {
 	mustAdd(t, e, 2, "a hangar by the harbour", [][]float32{axis(2, 0)}, DocMeta{Seq: 2})
 	mustAdd(t, e, 3, "an airship in the fog", [][]float32{half}, DocMeta{Seq: 3})
 	res := mustSearch(t, e, Query{Text: "zeppelin hangar blueprint", Vector: axis(0, 0), Explain: true})
-	if !slices.Equal(docsOf(res), []uint32{1}) {
-		for _, r := range res {
-			t.Logf("doc %d: p_vec %.3f p_lex %.3f", r.Doc, r.Explain.PVec, r.Explain.PLex)
+	if len(res) == 0 || res[0].Doc != 1 {
+		t.Fatalf("got %v, want doc 1 first (a third of the words and p_vec 0.55)", docsOf(res))
+	}
+	for _, r := range res[1:] {
+		if r.Explain.Relevance >= res[0].Explain.Relevance || r.Confidence >= res[0].Confidence {
+			t.Errorf("doc %d (p_vec %.3f, p_lex %.3f): relevance %v, confidence %v; doc 1 has %v, %v",
+				r.Doc, r.Explain.PVec, r.Explain.PLex, r.Explain.Relevance, r.Confidence, res[0].Explain.Relevance, res[0].Confidence)
 		}
-		t.Fatalf("got %v, want only doc 1 (a third of the words and p_vec 0.55)", docsOf(res))
 	}
 	if x := res[0].Explain; math.Abs(x.PVec-0.55) > 0.01 || math.Abs(x.PLex-1.0/3) > 0.01 {
 		t.Errorf("doc 1: p_vec %v, p_lex %v; want 0.55 and 1/3, or the test tests something else", x.PVec, x.PLex)

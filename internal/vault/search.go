@@ -32,16 +32,21 @@ type SearchRequest struct {
 
 // SearchHit is one result: the memory's public fields and its score.
 type SearchHit struct {
-	ID          string       `json:"id"`
-	Text        string       `json:"text"` // stamped with its provenance clause
-	Source      string       `json:"source"`
-	Discovered  string       `json:"discovered"`
-	Created     time.Time    `json:"created"`
-	Namespace   string       `json:"namespace"`
-	Tags        []string     `json:"tags"`
-	Importance  float64      `json:"importance"`
-	Kind        string       `json:"kind"`
-	Score       float64      `json:"score"`
+	ID         string    `json:"id"`
+	Text       string    `json:"text"` // stamped with its provenance clause
+	Source     string    `json:"source"`
+	Discovered string    `json:"discovered"`
+	Created    time.Time `json:"created"`
+	Namespace  string    `json:"namespace"`
+	Tags       []string  `json:"tags"`
+	Importance float64   `json:"importance"`
+	Kind       string    `json:"kind"`
+	Score      float64   `json:"score"`
+	// Confidence is the probability that this memory answers the query
+	// (0 to 1, calibrated per model); Match its label: "strong", "likely"
+	// or "weak" (check it before you rely on it).
+	Confidence  float64      `json:"confidence"`
+	Match       string       `json:"match"`
 	Quarantined bool         `json:"quarantined,omitempty"`
 	Warning     string       `json:"warning,omitempty"`
 	Explain     *Explanation `json:"explain,omitempty"`
@@ -92,6 +97,7 @@ func (v *Vault) Search(req SearchRequest) ([]SearchHit, error) {
 	for _, res := range results {
 		r := ix.recOf[res.Doc]
 		h := hitOf(r, res.Score)
+		h.Confidence, h.Match = res.Confidence, res.Match
 		if res.Explain != nil {
 			h.Explain = explainOf(res)
 		}
