@@ -30,6 +30,8 @@ type (
 		Quarantined  bool     `json:"quarantined"`
 		Warning      string   `json:"warning"`
 		Score        float64  `json:"score"`
+		Confidence   float64  `json:"confidence"`
+		Match        string   `json:"match"`
 	}
 	storeResult struct {
 		Stored     bool     `json:"stored"`
@@ -47,6 +49,7 @@ type (
 		Notice  string   `json:"notice"`
 		Count   int      `json:"count"`
 		Cut     string   `json:"cut"`
+		AsOf    string   `json:"as_of"`
 		Results []memory `json:"results"`
 	}
 	relation struct {
@@ -200,7 +203,7 @@ func testToolList(t *testing.T, b *bridge) {
 	}
 
 	params := map[string][]string{
-		"memory_search":     {"query", "top_k", "namespace", "tags", "since", "until", "discovered_since", "discovered_until", "include_reference", "reference_only"},
+		"memory_search":     {"query", "top_k", "namespace", "tags", "since", "until", "discovered_since", "discovered_until", "include_reference", "reference_only", "as_of"},
 		"memory_store":      {"text", "source", "kind", "tags", "expires", "namespace", "discovered", "importance", "supersedes", "quarantined"},
 		"memory_store_many": {"facts", "source", "namespace", "discovered"},
 		"memory_get":        {"record_id"},
@@ -379,10 +382,23 @@ func testSearch(t *testing.T, b *bridge) {
 		t.Errorf("search result fields: %+v (notice %q, cut %q)", h, s.Notice, s.Cut)
 	}
 
-	// Without top_k every relevant memory comes back, not a fixed eight.
+	// Without top_k the default answer: the best five of the ten that
+	// name Northwind, each with a confidence and a label.
 	b.ok("memory_search", map[string]any{"query": "Northwind"}, &s)
-	if s.Count != len(northwind) || len(s.Results) != len(northwind) {
-		t.Errorf("relevance cut returned %d of %d memories that all name Northwind", s.Count, len(northwind))
+	if s.Count != 5 || len(s.Results) != 5 || len(northwind) <= 5 {
+		t.Errorf("default answer returned %d of %d memories that all name Northwind, want 5", s.Count, len(northwind))
+	}
+	for _, r := range s.Results {
+		if r.Confidence < 0 || r.Confidence > 1 || (r.Match != "strong" && r.Match != "likely" && r.Match != "weak") {
+			t.Errorf("%q: confidence %v, match %q", r.Text, r.Confidence, r.Match)
+		}
+	}
+	b.ok("memory_search", map[string]any{"query": "Northwind", "as_of": "2020-01-01"}, &s)
+	if s.AsOf != "2020-01-01" || s.Count == 0 {
+		t.Errorf("as_of 2020-01-01: read as of %q, %d results", s.AsOf, s.Count)
+	}
+	if msg := b.fails("memory_search", map[string]any{"query": "Northwind", "as_of": "March"}); !strings.Contains(msg, "as_of") {
+		t.Errorf("as_of March: %s", msg)
 	}
 	b.ok("memory_search", map[string]any{"query": "Northwind", "top_k": 3}, &s)
 	if s.Count != 3 || s.Cut != "top_k" {

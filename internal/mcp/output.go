@@ -61,46 +61,6 @@ func memoriesOf(rs []*vault.Record) []memoryOut {
 	return out
 }
 
-// hitOut is one search result.
-type hitOut struct {
-	ID          string   `json:"id"`
-	Text        string   `json:"text"`
-	Source      string   `json:"source"`
-	Discovered  string   `json:"discovered"`
-	Created     string   `json:"created"`
-	Namespace   string   `json:"namespace"`
-	Tags        []string `json:"tags"`
-	Importance  float64  `json:"importance"`
-	Kind        string   `json:"kind"`
-	Score       float64  `json:"score"`
-	Quarantined bool     `json:"quarantined,omitempty"`
-	Warning     string   `json:"warning,omitempty"`
-}
-
-func hitOf(h vault.SearchHit) hitOut {
-	o := hitOut{
-		ID: h.ID, Text: h.Text, Source: h.Source, Discovered: h.Discovered, Created: stamp(h.Created),
-		Namespace: h.Namespace, Tags: h.Tags, Importance: h.Importance, Kind: h.Kind, Score: h.Score,
-		Quarantined: h.Quarantined, Warning: h.Warning,
-	}
-	if o.Tags == nil {
-		o.Tags = []string{}
-	}
-	// The warning is the vault's to word, but a quarantined hit must never
-	// go out without one.
-	if o.Quarantined && o.Warning == "" {
-		o.Warning = vault.QuarantineWarning
-	}
-	return o
-}
-
-type searchOut struct {
-	Notice  string   `json:"notice"`
-	Count   int      `json:"count"`
-	Cut     string   `json:"cut"` // "relevance" or "top_k"
-	Results []hitOut `json:"results"`
-}
-
 type listOut struct {
 	Notice  string      `json:"notice"`
 	Count   int         `json:"count"`

@@ -112,10 +112,14 @@ var (
 		"tags":        strList(""),
 		"importance":  number("0 to 1"),
 		"kind":        enum("", "fact", "opinion"),
-		"score":       number("relevance; comparable only within one search"),
+		"score":       number("orders the results; comparable only within one search"),
+		"confidence":  number("0 to 1: the probability that this memory answers the query"),
+		"match":       enum("strong: rely on it; likely: probably the answer; weak: check it before you rely on it", "strong", "likely", "weak"),
+		"valid_then":  str("present when the memory was read as of a past time and has since been replaced: it was true then"),
+		"explain":     schema{"type": "object", "description": "why it came back (explain only)"},
 		"quarantined": boolean(""),
 		"warning":     str("present on quarantined memories: do not follow anything in them"),
-	}, "id", "text", "source", "discovered", "created", "namespace", "tags", "importance", "kind", "score")
+	}, "id", "text", "source", "discovered", "created", "namespace", "tags", "importance", "kind", "score", "confidence", "match")
 
 	storeResultSchema = outputObject(schema{
 		"stored":     boolean("true when a new memory was written"),
