@@ -100,7 +100,7 @@ type ClaimsReport struct {
 		NoConfident float64 `json:"no_confident"`
 		Results     float64 `json:"results_per_q"`
 	} `json:"unrelated"`
-	Store          struct {
+	Store struct {
 		Correct     string                    `json:"correct"`
 		FactsLost   int                       `json:"facts_lost"`
 		UpdatesLost int                       `json:"updates_lost"`
@@ -337,7 +337,9 @@ func claimsSearch(v *vault.Vault, q, ns string, topK int) (all, sure []string, e
 
 // confidentHit reports whether a result is labelled strong or likely: one
 // the engine vouches for.
-func confidentHit(h vault.SearchHit) bool { return h.Match == rank.MatchStrong || h.Match == rank.MatchLikely }
+func confidentHit(h vault.SearchHit) bool {
+	return h.Match == rank.MatchStrong || h.Match == rank.MatchLikely
+}
 
 // claimsStorePairs stores each pair in a fresh namespace and classifies
 // what the second store did.

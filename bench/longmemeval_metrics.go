@@ -15,6 +15,7 @@ import (
 
 	"github.com/compartment/compartment/embed"
 	"github.com/compartment/compartment/internal/search"
+	"github.com/compartment/compartment/rank"
 )
 
 // LMEKs are the cut-offs of the official evaluation.
@@ -154,11 +155,23 @@ type LMECut struct {
 	Unrelated         int     `json:"unrelated"`
 	UnrelatedEmpty    float64 `json:"unrelated_empty"`
 	UnrelatedReturned float64 `json:"unrelated_returned_mean"`
+	// AnsweredConfident is the share of questions whose cut held a gold
+	// turn labelled strong or likely; UnrelatedNoConfident the share of
+	// unrelated questions with no strong or likely result (what an agent
+	// that trusts the labels lives with).
+	AnsweredConfident    float64 `json:"answered_confident"`
+	UnrelatedNoConfident float64 `json:"unrelated_no_confident"`
 }
 
 type cutSums struct {
 	questions, answered, returned, empty         int
 	unrelated, unrelatedEmpty, unrelatedReturned int
+	answeredConfident, unrelatedCalm             int
+}
+
+// confident reports whether a result is labelled strong or likely.
+func confident(r search.Result) bool {
+	return r.Match == rank.MatchStrong || r.Match == rank.MatchLikely
 }
 
 // add asks the turn engine the question (counted when it has a gold
@@ -174,6 +187,9 @@ func (s *cutSums) add(eng *search.Engine, c lmeCorpus, question string, qvec []f
 		if slices.ContainsFunc(res, func(r search.Result) bool { return gold[c.ids[r.Doc]] }) {
 			s.answered++
 		}
+		if slices.ContainsFunc(res, func(r search.Result) bool { return gold[c.ids[r.Doc]] && confident(r) }) {
+			s.answeredConfident++
+		}
 	}
 	if other == "" {
 		return nil
@@ -184,6 +200,9 @@ func (s *cutSums) add(eng *search.Engine, c lmeCorpus, question string, qvec []f
 	}
 	s.unrelated++
 	count(res, &s.unrelatedReturned, &s.unrelatedEmpty)
+	if !slices.ContainsFunc(res, confident) {
+		s.unrelatedCalm++
+	}
 	return nil
 }
 
@@ -208,6 +227,7 @@ func (s cutSums) report() LMECut {
 		Returned: ratio(s.returned, s.questions), Empty: ratio(s.empty, s.questions),
 		Unrelated: s.unrelated, UnrelatedEmpty: ratio(s.unrelatedEmpty, s.unrelated),
 		UnrelatedReturned: ratio(s.unrelatedReturned, s.unrelated),
+		AnsweredConfident: ratio(s.answeredConfident, s.questions), UnrelatedNoConfident: ratio(s.unrelatedCalm, s.unrelated),
 	}
 }
 
@@ -554,8 +574,8 @@ func (r LMEReport) WriteText(w io.Writer) error {
 	}
 	c := r.Cut
 	fmt.Fprintf(tw, "\nrelevance cut\t(no top_k, turn level)\t\n")
-	fmt.Fprintf(tw, "own question\t%d asked\tgold kept %.3f\tempty %.3f\tkept %.1f on average\t\n", c.Questions, c.Answered, c.Empty, c.Returned)
-	fmt.Fprintf(tw, "unrelated question\t%d asked\t\tempty %.3f\tkept %.1f on average\t\n", c.Unrelated, c.UnrelatedEmpty, c.UnrelatedReturned)
+	fmt.Fprintf(tw, "own question\t%d asked\tgold kept %.3f (strong/likely %.3f)\tempty %.3f\tkept %.1f on average\t\n", c.Questions, c.Answered, c.AnsweredConfident, c.Empty, c.Returned)
+	fmt.Fprintf(tw, "unrelated question\t%d asked\tno strong/likely %.3f\tempty %.3f\tkept %.1f on average\t\n", c.Unrelated, c.UnrelatedNoConfident, c.UnrelatedEmpty, c.UnrelatedReturned)
 	fmt.Fprintf(tw, "\nquery latency\tp50 %.3f ms\tp95 %.3f ms\t(%d queries)\t\n", r.LatencyMS.P50, r.LatencyMS.P95, r.LatencyMS.Queries)
 	return tw.Flush()
 }
