@@ -139,3 +139,38 @@ func fillVault(h *harness, v *Vault) {
 	h.store(v, StoreRequest{Text: "The payments team runs the ledger service in Kotlin.", Discovered: "2024-11-02"})
 	h.store(v, StoreRequest{Text: "The family car is a Volvo XC40.", Discovered: "2024-11-02"})
 }
+
+// At comparable evidence the user's own memory comes before a reference
+// fact: both say which PostgreSQL listens on port 5432/tcp, the user's is
+// about theirs, and the reference fact's evidence is a little stronger. A
+// reference fact with clearly stronger evidence still comes first, and a
+// question only a reference fact answers finds it.
+func TestOwnMemoriesBeforeReferenceFacts(t *testing.T) {
+	h := newHarness(t, bowEncoder{})
+	v := h.open("user")
+	if _, _, err := v.LoadBundledReference(); err != nil {
+		t.Fatal(err)
+	}
+	fillVault(h, v)
+	own := h.store(v, StoreRequest{Text: "Our staging postgresql database listens on port 5432/tcp."})
+	hits, err := v.Search(SearchRequest{Query: "which postgresql service uses port 5432/tcp?", Explain: true})
+	if err != nil || len(hits) < 2 {
+		t.Fatalf("postgresql on 5432: %v, %v", ids(hits), err)
+	}
+	ref := hits[1]
+	if hits[0].ID != own.ID || ref.Explain.ReferencePrior != rank.WReference || hits[0].Explain.ReferencePrior != 0 {
+		t.Fatalf("postgresql on 5432: %v, want the user's own memory first, then the reference fact", ids(hits))
+	}
+	if ref.Explain.Unaged <= hits[0].Explain.Unaged || ref.Explain.Unaged >= hits[0].Explain.Unaged/(1+rank.WReference) {
+		t.Errorf("the reference fact's evidence %v against the user's %v: the test wants it stronger, but not 1/(1%+v) times",
+			ref.Explain.Unaged, hits[0].Explain.Unaged, rank.WReference)
+	}
+	strong, err := v.Search(SearchRequest{Query: "what is registered to port 5432/tcp?"})
+	if err != nil || len(strong) == 0 || strong[0].ID == own.ID || !strings.Contains(strong[0].Text, "registered") {
+		t.Errorf("what is registered to port 5432/tcp: %v, %v; want the reference fact first", ids(strong), err)
+	}
+	onlyRef, err := v.Search(SearchRequest{Query: "what port does ssh use?"})
+	if err != nil || len(onlyRef) == 0 || !strings.Contains(strings.ToLower(onlyRef[0].Text), "ssh") {
+		t.Errorf("what port does ssh use: %v, %v; want the reference fact", ids(onlyRef), err)
+	}
+}
