@@ -69,6 +69,14 @@ const (
 	// memory comes first, and a reference fact needs evidence
 	// 1/(1 − 0.25) = 1.33 times stronger to displace it.
 	WReference = -0.25
+	// WEntity is what a record loses when the question names an entity
+	// (a person, company, project, host) some record holds and this one
+	// does not: its final score and its confidence are multiplied by
+	// 1 − 0.5·(1 − share of the named entities' information it holds),
+	// so "which languages does Lena know" puts Lena's memory above the
+	// language codes, and a memory about another entity is never the
+	// strong answer. See [EntityFactor].
+	WEntity = 0.5
 
 	// PoolSize is the first candidate pool per channel; when filters leave
 	// too few results it grows PoolGrowth-fold, at most PoolWidenings times.
@@ -538,4 +546,14 @@ func ReferencePrior(reference bool) float64 {
 		return WReference
 	}
 	return 0
+}
+
+// EntityFactor is the multiplier of a record's final score and confidence
+// when the question names entities: share is the share of the named
+// entities' information (Σ I(t)) the record holds; 1 when the question
+// names none.
+//
+//	1 − 0.5·(1 − share)
+func EntityFactor(share float64) float64 {
+	return 1 - WEntity*(1-min(max(share, 0), 1))
 }

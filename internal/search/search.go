@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/compartment/compartment/ann"
@@ -96,6 +97,9 @@ type Explanation struct {
 	// Rare: the record holds a query word at most rank.RareDF records
 	// hold, which keeps it in the default answer.
 	Rare bool `json:"rare,omitempty"`
+	// Entity is rank.EntityFactor: below 1 when the query names an
+	// entity this record does not hold.
+	Entity float64 `json:"entity"`
 }
 
 // QueryTerm is one term of the query as the literal channel read it.
@@ -117,6 +121,7 @@ type candidate struct {
 	sig              rank.Signals
 	evidence         float64
 	imp, op, ref     float64
+	entity           float64 // rank.EntityFactor
 	scored           rank.Scored
 }
 
@@ -140,6 +145,7 @@ func (e *Engine) Search(q Query) ([]Result, error) {
 	r := run{e: e, q: q, lex: e.lex.Search(q.Text)}
 	r.semantic = q.Vector != nil && e.vec != nil && e.vec.Len() > 0
 	r.unseen = r.unseenShare()
+	r.entities, r.entityInfo = r.namedTerms()
 	pool := rank.PoolSize
 	for attempt := 0; ; attempt++ {
 		cands := r.gather(pool)
@@ -158,7 +164,11 @@ type run struct {
 	lex      *fts.Result
 	semantic bool
 	lexBest  float64 // strongest p_lex among the candidates the filter keeps
-	unseen   float64 // share of the query's information the model cannot read
+	// entities marks the query terms that name an entity some record
+	// holds ([namedTerms]); entityInfo is their Σ I(t).
+	entities   []bool
+	entityInfo float64
+	unseen     float64 // share of the query's information the model cannot read
 	// What the last gather saw at the edge of each pool, to bound the
 	// score of records beyond it.
 	vecFull, lexFull bool
@@ -389,8 +399,63 @@ func (r *run) score(c *candidate) {
 	days := r.q.Now.Sub(st.meta.Affirmed).Hours() / 24
 	c.op = rank.OpinionPrior(st.meta.Opinion, days)
 	c.ref = rank.ReferencePrior(st.meta.Reference)
-	c.scored = rank.Scored{Final: rank.Final(c.evidence, c.imp, c.op+c.ref), Unaged: rank.Unaged(c.sig),
+	c.entity = rank.EntityFactor(r.entityShare(c))
+	c.scored = rank.Scored{Final: c.entity * rank.Final(c.evidence, c.imp, c.op+c.ref), Unaged: rank.Unaged(c.sig),
 		Relevance: rank.Relevance(c.sig), Rare: c.conclusive || r.holdsRare(c)}
+}
+
+// namedTerms marks the query terms that name an entity: a word written
+// with a capital inside the question ("Lena", "Grafana", "Kassa's"), not
+// its first word, not "I", a month or a weekday, and held by at least one
+// record (a name the vault has never seen tells no record from another).
+// It returns the marks and the terms' Σ I(t).
+func (r *run) namedTerms() ([]bool, float64) {
+	named := map[string]bool{}
+	words := strings.FieldsFunc(r.q.Text, func(c rune) bool { return !unicode.IsLetter(c) && !unicode.IsDigit(c) && c != '\'' && c != '’' })
+	for i, w := range words {
+		first, _ := utf8.DecodeRuneInString(w)
+		if i == 0 || !unicode.IsUpper(first) || w == "I" || calendarWord[strings.ToLower(w)] {
+			continue
+		}
+		w = strings.ToLower(w)
+		for _, suffix := range []string{"'s", "’s", "'", "’"} {
+			w = strings.TrimSuffix(w, suffix)
+		}
+		named[w] = true
+	}
+	if len(named) == 0 {
+		return nil, 0
+	}
+	marks := make([]bool, len(r.lex.Terms))
+	total := 0.0
+	for i, t := range r.lex.Terms {
+		if named[t.Text] && t.DF >= 1 && t.Active && i < 64 {
+			marks[i] = true
+			total += t.Info
+		}
+	}
+	return marks, total
+}
+
+var calendarWord = map[string]bool{
+	"january": true, "february": true, "march": true, "april": true, "may": true, "june": true, "july": true,
+	"august": true, "september": true, "october": true, "november": true, "december": true,
+	"monday": true, "tuesday": true, "wednesday": true, "thursday": true, "friday": true, "saturday": true, "sunday": true,
+}
+
+// entityShare is the share of the named entities' information the
+// candidate holds; 1 when the query names none.
+func (r *run) entityShare(c *candidate) float64 {
+	if !(r.entityInfo > 0) {
+		return 1
+	}
+	held := 0.0
+	for i, t := range r.lex.Terms {
+		if r.entities[i] && c.rankLex > 0 && c.lex.Matched&(1<<i) != 0 {
+			held += t.Info
+		}
+	}
+	return held / r.entityInfo
 }
 
 // holdsRare reports whether the candidate holds an informative query
@@ -444,7 +509,9 @@ func (r *run) widen(kept []*candidate, picked []int) bool {
 
 func (r *run) results(kept []*candidate, picked []int) []Result {
 	// Each result's lead is over the best other candidate with evidence,
-	// returned or not: the two best unaged scores are all it needs.
+	// returned or not: the two best unaged scores are all it needs. A
+	// record about another entity than the one the query names leads by
+	// its score weighed by its entity factor.
 	first, second := -1, 0.0
 	for i, c := range kept {
 		switch u := c.scored.Unaged; {
@@ -464,12 +531,12 @@ func (r *run) results(kept []*candidate, picked []int) []Result {
 		if i != first {
 			other = kept[first].scored.Unaged
 		}
-		lead := rank.Lead(c.scored.Unaged, other)
-		conf := rank.Confidence(c.scored.Relevance, lead)
+		lead := rank.Lead(c.entity*c.scored.Unaged, other)
+		conf := c.entity * rank.Confidence(c.scored.Relevance, lead)
 		res := Result{Doc: c.doc, Score: c.scored.Final, Unaged: c.scored.Unaged, Confidence: conf, Match: rank.Match(conf)}
 		if r.q.Explain {
 			res.Explain = r.explain(c)
-			res.Explain.Relevance, res.Explain.Lead, res.Explain.Rare = c.scored.Relevance, lead, c.scored.Rare
+			res.Explain.Relevance, res.Explain.Lead, res.Explain.Rare, res.Explain.Entity = c.scored.Relevance, lead, c.scored.Rare, c.entity
 		}
 		out = append(out, res)
 	}

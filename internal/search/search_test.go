@@ -656,3 +656,35 @@ func TestUnreadNameDoesNotHandTheQueryToItsCommonWords(t *testing.T) {
 		t.Fatalf("without Reads: %+v, want unseen 0", res)
 	}
 }
+
+// The named entity wins: a question that names an entity some record holds
+// puts that record above records about the same kind of thing for another
+// entity, and those are never its confident answer.
+func TestNamedEntityWins(t *testing.T) {
+	e := New(dim)
+	fill(t, e, 100, 40)
+	// The other entity's record matches the question's other words better
+	// and is as close semantically.
+	mustAdd(t, e, 1, "The production database of Kassa runs on host db-prod-1 with a replica", [][]float32{axis(0, 0)}, DocMeta{Seq: 1})
+	mustAdd(t, e, 2, "Northwind keeps its database on pg-main", [][]float32{axis(0, 0)}, DocMeta{Seq: 2})
+	mustAdd(t, e, 3, "Lena speaks Dutch, English and Yoruba", [][]float32{axis(3, 0)}, DocMeta{Seq: 3})
+	res := mustSearch(t, e, Query{Text: "what is the production database host of Northwind?", Vector: axis(0, 0), Explain: true})
+	if len(res) == 0 || res[0].Doc != 2 {
+		t.Fatalf("Northwind: %v, want doc 2 first", docsOf(res))
+	}
+	for _, r := range res[1:] {
+		if r.Doc == 1 && (r.Explain.Entity != rank.EntityFactor(0) || r.Confidence >= res[0].Confidence || r.Match == rank.MatchStrong) {
+			t.Errorf("Kassa's database: entity factor %v, confidence %v (%s) against Northwind's %v", r.Explain.Entity, r.Confidence, r.Match, res[0].Confidence)
+		}
+	}
+	// Without the name the better literal match comes first.
+	if res := mustSearch(t, e, Query{Text: "what is the production database host?", Vector: axis(0, 0)}); len(res) == 0 || res[0].Doc != 1 {
+		t.Errorf("no entity named: %v, want doc 1 first", docsOf(res))
+	}
+	// A capital at the start of the question, "I", a month, or a name no
+	// record holds marks nothing.
+	r := run{e: e, q: Query{Text: "Where did I see Zanzibar in March?"}, lex: e.lex.Search("Where did I see Zanzibar in March?")}
+	if marks, info := r.namedTerms(); info != 0 {
+		t.Errorf("named terms %v (%v) in a question that names no held entity", marks, info)
+	}
+}
