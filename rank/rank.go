@@ -71,11 +71,12 @@ const (
 	WReference = -0.25
 	// WEntity is what a record loses when the question names an entity
 	// (a person, company, project, host) some record holds and this one
-	// does not: its final score and its confidence are multiplied by
-	// 1 − 0.5·(1 − share of the named entities' information it holds),
-	// so "which languages does Lena know" puts Lena's memory above the
-	// language codes, and a memory about another entity is never the
-	// strong answer. See [EntityFactor].
+	// does not: its confidence (and the score its lead reads) is
+	// multiplied by 1 − 0.5·(1 − share of the named entities' information
+	// it holds), so a memory about another entity is never the strong
+	// answer. It leaves the order alone: applied to the final score it
+	// lowered LongMemEval recall@10 at turn level (0.825 → 0.821). See
+	// [EntityFactor].
 	WEntity = 0.5
 
 	// PoolSize is the first candidate pool per channel; when filters leave
@@ -548,8 +549,8 @@ func ReferencePrior(reference bool) float64 {
 	return 0
 }
 
-// EntityFactor is the multiplier of a record's final score and confidence
-// when the question names entities: share is the share of the named
+// EntityFactor is the multiplier of a record's confidence when the
+// question names entities: share is the share of the named
 // entities' information (Σ I(t)) the record holds; 1 when the question
 // names none.
 //

@@ -400,7 +400,7 @@ func (r *run) score(c *candidate) {
 	c.op = rank.OpinionPrior(st.meta.Opinion, days)
 	c.ref = rank.ReferencePrior(st.meta.Reference)
 	c.entity = rank.EntityFactor(r.entityShare(c))
-	c.scored = rank.Scored{Final: c.entity * rank.Final(c.evidence, c.imp, c.op+c.ref), Unaged: rank.Unaged(c.sig),
+	c.scored = rank.Scored{Final: rank.Final(c.evidence, c.imp, c.op+c.ref), Unaged: rank.Unaged(c.sig),
 		Relevance: rank.Relevance(c.sig), Rare: c.conclusive || r.holdsRare(c)}
 }
 

@@ -658,8 +658,8 @@ func TestUnreadNameDoesNotHandTheQueryToItsCommonWords(t *testing.T) {
 }
 
 // The named entity wins: a question that names an entity some record holds
-// puts that record above records about the same kind of thing for another
-// entity, and those are never its confident answer.
+// is more confident in that record than in a record about the same kind of
+// thing for another entity, which is never its strong answer.
 func TestNamedEntityWins(t *testing.T) {
 	e := New(dim)
 	fill(t, e, 100, 40)
@@ -669,13 +669,17 @@ func TestNamedEntityWins(t *testing.T) {
 	mustAdd(t, e, 2, "Northwind keeps its database on pg-main", [][]float32{axis(0, 0)}, DocMeta{Seq: 2})
 	mustAdd(t, e, 3, "Lena speaks Dutch, English and Yoruba", [][]float32{axis(3, 0)}, DocMeta{Seq: 3})
 	res := mustSearch(t, e, Query{Text: "what is the production database host of Northwind?", Vector: axis(0, 0), Explain: true})
-	if len(res) == 0 || res[0].Doc != 2 {
-		t.Fatalf("Northwind: %v, want doc 2 first", docsOf(res))
+	byDoc := map[uint32]Result{}
+	for _, r := range res {
+		byDoc[r.Doc] = r
 	}
-	for _, r := range res[1:] {
-		if r.Doc == 1 && (r.Explain.Entity != rank.EntityFactor(0) || r.Confidence >= res[0].Confidence || r.Match == rank.MatchStrong) {
-			t.Errorf("Kassa's database: entity factor %v, confidence %v (%s) against Northwind's %v", r.Explain.Entity, r.Confidence, r.Match, res[0].Confidence)
-		}
+	nw, kassa := byDoc[2], byDoc[1]
+	if nw.Explain == nil || kassa.Explain == nil {
+		t.Fatalf("Northwind: %v, want docs 1 and 2", docsOf(res))
+	}
+	if nw.Explain.Entity != 1 || kassa.Explain.Entity != rank.EntityFactor(0) || kassa.Confidence >= nw.Confidence || kassa.Match == rank.MatchStrong {
+		t.Errorf("Kassa's database: entity factor %v, confidence %v (%s); Northwind's: %v, %v",
+			kassa.Explain.Entity, kassa.Confidence, kassa.Match, nw.Explain.Entity, nw.Confidence)
 	}
 	// Without the name the better literal match comes first.
 	if res := mustSearch(t, e, Query{Text: "what is the production database host?", Vector: axis(0, 0)}); len(res) == 0 || res[0].Doc != 1 {
