@@ -1,6 +1,6 @@
 // Package rank owns every scoring constant and formula: turning a cosine and
 // a literal match into probabilities, fusing them as evidence, the priors for
-// importance, vault-share age and opinion recency, and the relevance cut.
+// importance, vault-share age and opinion recency, and the default answer.
 //
 // The fused evidence of a record is
 //
@@ -16,14 +16,17 @@
 // ([SemanticReliability]).
 // See [Evidence].
 //
-// The relevance cut (a search without top_k) keeps, at most 100,
+// The default answer (a search without top_k) is at most five records:
+// those holding a rare query word, then those with
 //
-//	unaged ≥ 0.5·best unaged  and  1 − (1 − p_vec)^ρ·(1 − p_lex) ≥ 0.63
+//	unaged ≥ 0.6·best unaged
 //
-// with p_vec from the model's calibration ([Calibration.PVec]), p_lex the
-// share of the query's information a record holds ([PLex]) and ρ the
-// semantic channel's reliability for the query ([SemanticReliability]).
-// See [Relevance] and [Cut].
+// each with a [Confidence] read from its relevance
+// 1 − (1 − p_vec)^ρ·(1 − p_lex) (p_vec from the model's calibration
+// [Calibration.PVec], p_lex the share of the query's information a record
+// holds [PLex], ρ the semantic channel's reliability for the query
+// [SemanticReliability]) and its lead over the next candidate, and a
+// [Match] label. See [Relevance], [Cut] and [Confidence].
 //
 // Everything here is a pure function; the package does no I/O of any kind.
 package rank
