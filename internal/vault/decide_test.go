@@ -72,6 +72,21 @@ func TestDecideOpinion(t *testing.T) {
 			{"Marcus thinks ORMs hide too much.", "Marcus feels that ORMs hide too much of what is going on.", OpinionSame},
 			{"Marcus prefers flying to Gothenburg.", "Marcus now prefers taking the train to Gothenburg rather than flying.", OpinionConflict},
 			{"Marcus thinks ORMs hide too much.", "Marcus thinks ORMs hide too much of the SQL.", OpinionConflict},
+			// One holder, other aspects: the walk.
+			{"Lena prefers oat milk in her coffee.", "Lena likes sparkling water with lunch.", OpinionUnrelated},
+			{"Lena prefers Zed as her editor.", "Lena prefers code reviews before noon.", OpinionUnrelated},
+			{"Lena thinks a monorepo is the right choice for the team.", "Lena prefers code reviews before noon.", OpinionUnrelated},
+			{"Lena thinks a monorepo is the right choice for the team.", "Lena likes tea.", OpinionUnrelated},
+			{"Lena prefers Zed as her editor.", "Lena prefers Helix as her editor.", OpinionConflict},
+			// Another holder, the same aspect.
+			{"Marcus prefers dark roast coffee.", "Priya prefers dark roast coffee.", OpinionUnrelated},
+			{"I prefer tabs.", "The user prefers tabs.", OpinionSame},
+			{"Marcus prefers black coffee without sugar.", "Marcus likes his coffee black, no sugar.", OpinionSame},
+			{"Marcus thinks Postgres is the right default database.", "Marcus thinks Postgres is the wrong default database.", OpinionConflict},
+			{"Marcus prefers tests before deploys.", "Marcus prefers deploys before tests.", OpinionConflict},
+			{"Marcus prefers Oskar over Mia for reviews.", "Marcus prefers Mia over Oskar for reviews.", OpinionConflict},
+			{"Lena likes tea.", "Lena no longer likes tea.", OpinionConflict},
+			{"Lena dislikes tea.", "Lena no longer likes tea.", OpinionSame},
 		} {
 			if got := DecideOpinion(tc.a, tc.b, 1, cal); got != tc.want {
 				t.Errorf("%s: DecideOpinion(%q, %q) = %v, want %v", name, tc.a, tc.b, got, tc.want)
