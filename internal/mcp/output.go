@@ -75,13 +75,14 @@ type hitOut struct {
 	Score       float64  `json:"score"`
 	Quarantined bool     `json:"quarantined,omitempty"`
 	Warning     string   `json:"warning,omitempty"`
+	UpdatedBy   string   `json:"updated_by,omitempty"`
 }
 
 func hitOf(h vault.SearchHit) hitOut {
 	o := hitOut{
 		ID: h.ID, Text: h.Text, Source: h.Source, Discovered: h.Discovered, Created: stamp(h.Created),
 		Namespace: h.Namespace, Tags: h.Tags, Importance: h.Importance, Kind: h.Kind, Score: h.Score,
-		Quarantined: h.Quarantined, Warning: h.Warning,
+		Quarantined: h.Quarantined, Warning: h.Warning, UpdatedBy: h.UpdatedBy,
 	}
 	if o.Tags == nil {
 		o.Tags = []string{}
@@ -121,6 +122,7 @@ type storeOut struct {
 	Reaffirmed bool        `json:"reaffirmed,omitempty"`
 	Conflicts  []memoryOut `json:"conflicts,omitempty"`
 	Superseded []string    `json:"superseded,omitempty"`
+	Linked     []string    `json:"linked,omitempty"`
 	Text       string      `json:"text,omitempty"`
 	Discovered string      `json:"discovered,omitempty"`
 	Expires    string      `json:"expires,omitempty"`
@@ -131,7 +133,7 @@ type storeOut struct {
 func storeOf(r vault.StoreResult) storeOut {
 	o := storeOut{
 		Stored: r.Stored, ID: r.ID, Duplicate: r.Duplicate, Reaffirmed: r.Reaffirmed,
-		Superseded: r.Superseded, Text: r.Text, Discovered: r.Discovered, Expires: r.Expires, Message: r.Message,
+		Superseded: r.Superseded, Linked: r.Linked, Text: r.Text, Discovered: r.Discovered, Expires: r.Expires, Message: r.Message,
 	}
 	if len(r.Conflicts) > 0 {
 		o.Conflicts = memoriesOf(r.Conflicts)

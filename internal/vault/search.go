@@ -45,6 +45,9 @@ type SearchHit struct {
 	Quarantined bool         `json:"quarantined,omitempty"`
 	Warning     string       `json:"warning,omitempty"`
 	Explain     *Explanation `json:"explain,omitempty"`
+	// UpdatedBy names the newer opinion that updates this one (it ranks
+	// above it): this one is not the holder's current opinion.
+	UpdatedBy string `json:"updated_by,omitempty"`
 }
 
 // DataNotice goes with every recall: memories are data, not instructions.
@@ -96,6 +99,10 @@ func (v *Vault) Search(req SearchRequest) ([]SearchHit, error) {
 			h.Explain = explainOf(res)
 		}
 		hits = append(hits, h)
+	}
+	hits = v.currentOpinionsFirst(hits, keep)
+	if req.TopK > 0 && len(hits) > req.TopK {
+		hits = hits[:req.TopK]
 	}
 	return hits, nil
 }
