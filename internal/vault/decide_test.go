@@ -78,6 +78,7 @@ func TestDecideOpinion(t *testing.T) {
 			{"Lena thinks a monorepo is the right choice for the team.", "Lena prefers code reviews before noon.", OpinionUnrelated},
 			{"Lena thinks a monorepo is the right choice for the team.", "Lena likes tea.", OpinionUnrelated},
 			{"Lena prefers Zed as her editor.", "Lena prefers Helix as her editor.", OpinionConflict},
+			{"Lena prefers tabs for Go code.", "Lena prefers code reviews before noon.", OpinionUnrelated},
 			// Another holder, the same aspect.
 			{"Marcus prefers dark roast coffee.", "Priya prefers dark roast coffee.", OpinionUnrelated},
 			{"I prefer tabs.", "The user prefers tabs.", OpinionSame},

@@ -139,24 +139,40 @@ var aspectStop = setOf("not", "over", "too", "and", "or", "but", "more", "less",
 	"only", "also", "much", "many", "all", "any", "some", "lot", "lots", "thing", "stuff", "way", "ways",
 	"team", "people", "everyone", "everything", "anything", "something", "one", "ones", "instead", "rather")
 
+// aspectWord is one content word of an object: whether it closes its
+// phrase (a head: "code" in "Go code") or modifies the next content word
+// ("code" in "code reviews"), and whether it names something.
+type aspectWord struct {
+	word        string
+	head, fixed bool
+}
+
 // aspectWords are an object's content words ([opinionParts]).
-func aspectWords(p opinionParts) []string {
-	var out []string
-	for _, w := range p.object {
-		if p.fixed[w] || !aspectStop[w] && !elaboration[w] && !opinionFiller(w) {
-			out = append(out, w)
+func aspectWords(p opinionParts) []aspectWord {
+	content := func(w string) bool {
+		return p.fixed[w] || !aspectStop[w] && !elaboration[w] && !opinionFiller(w)
+	}
+	var out []aspectWord
+	for i, w := range p.object {
+		if content(w) {
+			head := i+1 == len(p.object) || !content(p.object[i+1])
+			out = append(out, aspectWord{w, head, p.fixed[w]})
 		}
 	}
 	return out
 }
 
 // sameAspect reports whether two opinions' objects share a content word,
-// up to inflection.
+// up to inflection: a name in any place, a common word in the same place
+// of its phrase (head or modifier), so "tabs for Go code" and "code
+// reviews before noon" are not about one thing.
 func sameAspect(a, b opinionParts) bool {
 	wb := aspectWords(b)
-	for _, w := range aspectWords(a) {
-		if anySameWord(w, wb) {
-			return true
+	for _, x := range aspectWords(a) {
+		for _, y := range wb {
+			if fts.SameWord(x.word, y.word) && (x.fixed || y.fixed || x.head == y.head) {
+				return true
+			}
 		}
 	}
 	return false

@@ -169,7 +169,11 @@ func TestParseOpinion(t *testing.T) {
 		if got := strings.Join(p.holder, " "); got != tc.holder {
 			t.Errorf("%q: holder %q, want %q", tc.text, got, tc.holder)
 		}
-		if got := strings.Join(aspectWords(p), " "); got != tc.aspect {
+		var words []string
+		for _, w := range aspectWords(p) {
+			words = append(words, w.word)
+		}
+		if got := strings.Join(words, " "); got != tc.aspect {
 			t.Errorf("%q: aspect words %q, want %q", tc.text, got, tc.aspect)
 		}
 	}
