@@ -1,5 +1,7 @@
 package vault
 
+import "slices"
+
 // Opinions across namespaces. Each agent stores into its own namespace
 // (its default: "main" for the user, the agent's name for an agent), but an
 // opinion is the holder's, not the agent's: a new opinion stored in its
@@ -115,7 +117,7 @@ func (v *Vault) updatedBy() map[string]*Record {
 // it is among the hits, brought in (if the search's filter lets it) when
 // it is not. The caller holds v.mu.
 func (v *Vault) currentOpinionsFirst(hits []SearchHit, keep func(*Record) bool) []SearchHit {
-	if len(v.st.relations) == 0 {
+	if len(v.st.relations) == 0 || !slices.ContainsFunc(hits, func(h SearchHit) bool { return h.Kind == KindOpinion }) {
 		return hits
 	}
 	updated := v.updatedBy()
