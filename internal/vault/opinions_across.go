@@ -5,8 +5,9 @@ import "slices"
 // Opinions across namespaces. Each agent stores into its own namespace
 // (its default: "main" for the user, the agent's name for an agent), but an
 // opinion is the holder's, not the agent's: a new opinion stored in its
-// writer's default namespace meets the live opinions that other writers
-// keep in theirs, in every namespace the caller can read. A namespace
+// writer's default namespace (or in main) meets the live opinions that
+// other writers keep in theirs and in main, in every namespace the caller
+// can read. A namespace
 // named on purpose (a project, a client) is a compartment: only its own
 // opinions meet a new one there. A changed opinion whose older one lives in another namespace comes back
 // as a conflict naming that record (and its namespace), like one in the
@@ -31,7 +32,9 @@ const PredicateUpdates = "updates"
 // facts and packs aside); by cosine when the vault has vectors, by
 // identical text otherwise.
 func (v *Vault) opinionsSimilarTo(b *batch, r *Record) []similarHit {
-	home := func(rec *Record) bool { return rec.Namespace == v.cfg.DefaultNamespace(rec.Caller) }
+	// The user's own namespace is home whoever wrote there.
+	mainNS := v.cfg.DefaultNamespace("user")
+	home := func(rec *Record) bool { return rec.Namespace == mainNS || rec.Namespace == v.cfg.DefaultNamespace(rec.Caller) }
 	across := home(r)
 	keep := func(rec *Record) bool {
 		if rec == nil || rec.Kind != KindOpinion || rec.Reference {
