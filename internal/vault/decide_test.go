@@ -87,6 +87,7 @@ func TestDecideOpinion(t *testing.T) {
 			{"Marcus prefers tests before deploys.", "Marcus prefers deploys before tests.", OpinionConflict},
 			{"Marcus prefers Oskar over Mia for reviews.", "Marcus prefers Mia over Oskar for reviews.", OpinionConflict},
 			{"Lena likes tea.", "Lena no longer likes tea.", OpinionConflict},
+			{"Marcus prefers milk chocolate.", "Marcus prefers chocolate milk.", OpinionUnrelated}, // two things: both stand
 			{"Lena dislikes tea.", "Lena no longer likes tea.", OpinionSame},
 		} {
 			if got := DecideOpinion(tc.a, tc.b, 1, cal); got != tc.want {

@@ -42,12 +42,15 @@ type opinionParts struct {
 	holder []string // canonical holder words; nil: implicit (the user)
 	object []string // canonical object words, stance words gone
 	fixed  map[string]bool
+	// possessed are the words right after a possessive pronoun ("his
+	// coffee black"): the head of an object with its complement after it.
+	possessed map[string]bool
 }
 
 // parseOpinion splits an opinion into holder and object ([opinionParts]).
 func parseOpinion(text string) opinionParts {
 	words := fts.Words(frontedLast(text))
-	p := opinionParts{fixed: fixedWords(text)}
+	p := opinionParts{fixed: fixedWords(text), possessed: possessedWords(words)}
 	at := holderEnd(words)
 	if at < 0 {
 		p.object = canonicalWords(words, true)
@@ -119,6 +122,19 @@ func fixedWords(text string) map[string]bool {
 	return out
 }
 
+// possessedWords are the words right after a possessive pronoun.
+func possessedWords(words []string) map[string]bool {
+	out := map[string]bool{}
+	for i := 1; i < len(words); i++ {
+		if possessives[words[i-1]] {
+			out[words[i]] = true
+		}
+	}
+	return out
+}
+
+var possessives = setOf("his", "her", "their", "my", "our", "your")
+
 // sameHolder reports whether two opinions have one holder.
 func sameHolder(a, b opinionParts) bool {
 	if len(a.holder) != len(b.holder) {
@@ -180,9 +196,10 @@ func sameAspect(a, b opinionParts) bool {
 
 // restates reports whether b says what a says: the objects are the same
 // words in the same order up to function words ([elaborates]), or
-// become so when two neighbouring words of one are swapped ("his coffee
-// black" = "black coffee"), neither of them a name, a number, a negation
-// or a comparison.
+// become so when two neighbouring words of one are swapped where one side
+// puts a complement after a possessed head ("likes his coffee black" =
+// "prefers black coffee"; "milk chocolate" is not "chocolate milk"),
+// neither of them a name, a number, a negation or a comparison.
 func restates(a, b opinionParts) bool {
 	fixed := func(w string) bool { return a.fixed[w] || b.fixed[w] }
 	if elaborates(a.object, b.object, fixed) {
@@ -191,7 +208,8 @@ func restates(a, b opinionParts) bool {
 	for _, side := range [][2]opinionParts{{a, b}, {b, a}} {
 		obj := side[0].object
 		for i := 0; i+1 < len(obj); i++ {
-			if !movable(obj[i], side[0], side[1]) || !movable(obj[i+1], side[0], side[1]) {
+			if !movable(obj[i], side[0], side[1]) || !movable(obj[i+1], side[0], side[1]) ||
+				!possessedIn(obj[i], a, b) && !possessedIn(obj[i+1], a, b) {
 				continue
 			}
 			swapped := append([]string(nil), obj...)
@@ -203,6 +221,8 @@ func restates(a, b opinionParts) bool {
 	}
 	return false
 }
+
+func possessedIn(w string, a, b opinionParts) bool { return a.possessed[w] || b.possessed[w] }
 
 // movable reports whether a restatement may move w: not a negation,
 // comparison or degree word, and not a name or number in either opinion.
