@@ -34,7 +34,9 @@ const PredicateUpdates = "updates"
 func (v *Vault) opinionsSimilarTo(b *batch, r *Record) []similarHit {
 	// The user's own namespace is home whoever wrote there.
 	mainNS := v.cfg.DefaultNamespace("user")
-	home := func(rec *Record) bool { return rec.Namespace == mainNS || rec.Namespace == v.cfg.DefaultNamespace(rec.Caller) }
+	home := func(rec *Record) bool {
+		return rec.Namespace == mainNS || rec.Namespace == v.cfg.DefaultNamespace(rec.Caller)
+	}
 	across := home(r)
 	keep := func(rec *Record) bool {
 		if rec == nil || rec.Kind != KindOpinion || rec.Reference {
