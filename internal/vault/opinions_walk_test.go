@@ -14,9 +14,6 @@ import (
 // and changed minds stored by the agents; then search returns one current
 // opinion per aspect, and the audit's advice changes only a true conflict.
 func TestOpinionsAcrossAgentsEndToEnd(t *testing.T) {
-	for _, k := range []string{"COMPARTMENT_VAULT", "COMPARTMENT_PASSPHRASE", "COMPARTMENT_CALLER", "COMPARTMENT_NAMESPACE"} {
-		t.Setenv(k, "")
-	}
 	enc, err := embed.OpenStatic()
 	if err != nil {
 		t.Fatal(err)
