@@ -104,8 +104,8 @@ func (v *Vault) updatedBy() map[string]*Record {
 		if rel.Predicate != PredicateUpdates || rel.Src != rel.Subject || !v.canRead(rel.Namespace) {
 			continue
 		}
-		newer, old := v.st.records[rel.Subject], v.st.records[rel.Object]
-		if newer == nil || old == nil || !newer.Live() || !old.Live() || !v.canRead(newer.Namespace) ||
+		newer, old := v.liveSuccessor(v.st.records[rel.Subject]), v.st.records[rel.Object]
+		if newer == nil || old == nil || !old.Live() || !v.canRead(newer.Namespace) ||
 			compareNewest(newer, old) < 0 {
 			// Re-affirmed since: the older one is current again.
 			continue
@@ -115,6 +115,19 @@ func (v *Vault) updatedBy() map[string]*Record {
 		}
 	}
 	return out
+}
+
+// liveSuccessor is r when it is live, else the live record that replaced
+// it (following superseded_by: Helix, which updates main's Zed, later
+// replaced by Vim, leaves Vim updating Zed), or nil.
+func (v *Vault) liveSuccessor(r *Record) *Record {
+	for range 16 {
+		if r == nil || r.Live() {
+			return r
+		}
+		r = v.st.records[r.SupersededBy]
+	}
+	return nil
 }
 
 // currentOpinionsFirst marks each hit that a newer opinion updates with

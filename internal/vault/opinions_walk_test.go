@@ -139,6 +139,30 @@ func TestOpinionsAcrossAgentsEndToEnd(t *testing.T) {
 		}
 	}
 
+	// Claude changes its mind again, superseding its own Helix: main's Zed
+	// is updated by the new one (the link follows superseded_by).
+	tick()
+	vim := h.store(claude, StoreRequest{Text: "Lena now prefers Vim as her editor.", Kind: KindOpinion, Supersedes: []string{current["editor"]}})
+	if !vim.Stored {
+		t.Fatalf("claude's Vim: %+v", vim)
+	}
+	hits, err := user.Search(SearchRequest{Query: "Which editor does Lena prefer?", TopK: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	zedSeen := false
+	for i, hit := range hits {
+		if hit.ID == ids["editor"] {
+			zedSeen = true
+			if hit.UpdatedBy != vim.ID || i == 0 {
+				t.Errorf("after Vim: main's Zed at %d, updated by %q, want below Vim and updated by %s", i, hit.UpdatedBy, vim.ID)
+			}
+		}
+	}
+	if !zedSeen {
+		t.Errorf("after Vim: main's Zed is not among the top 10 at all")
+	}
+
 	// The audit, as the user: plant one true conflict kept on purpose
 	// (supersedes=[]); --dry-run lists exactly it, --keep-newest changes
 	// exactly it.
