@@ -68,6 +68,11 @@ func (v *Vault) decideOpinion(h similarHit, r *Record) OpinionVerdict {
 	if s := v.cfg.Settings.OpinionReaffirmThreshold; s > 0 {
 		cal.SameMeaning = s
 	}
+	if s := v.cfg.Settings.OpinionUpdateThreshold; s > 0 {
+		// The setting is the similarity from which opinions overlap,
+		// for named things too.
+		cal.CosFloor = s
+	}
 	return DecideOpinion(h.rec.Text, r.Text, h.cos, cal)
 }
 
@@ -102,10 +107,17 @@ func (v OpinionVerdict) String() string {
 // ([parseOpinion]):
 //
 //	unrelated if the holders differ, or the objects share no aspect word
-//	          ([sameAspect]), or cos < same_topic
+//	          ([sameAspect]), or cos < same_topic (cos < cos_floor when
+//	          the shared word is a name: the model need only not call
+//	          them unrelated)
 //	same      else if cos ≥ same_meaning and the objects agree literally
 //	          as opinions ([restates])
 //	conflict  otherwise
+//
+// A shared name ("Trello", "Terraform", "Kafka") is the strongest literal
+// evidence of one aspect there is, and a name is what a small model knows
+// least (a rare word moves its cosines least), so it needs only the
+// model's floor.
 //
 // So an opinion conflicts only with one of the same holder about the same
 // thing (the calibrated similarity and a shared aspect word both say so),
@@ -116,8 +128,9 @@ func (v OpinionVerdict) String() string {
 // is about), but never the things preferred, their order, or a negation.
 func DecideOpinion(old, text string, cos float64, cal rank.Calibration) OpinionVerdict {
 	a, b := parseOpinion(old), parseOpinion(text)
+	shared, named := sameAspect(a, b)
 	switch {
-	case !sameHolder(a, b) || !sameAspect(a, b) || !cal.OnSameTopic(cos):
+	case !sameHolder(a, b) || !shared || !(cal.OnSameTopic(cos) || named && cos >= cal.CosFloor):
 		return OpinionUnrelated
 	case cal.SaysSame(cos) && restates(a, b):
 		return OpinionSame

@@ -94,8 +94,16 @@ func TestDecideOpinion(t *testing.T) {
 				t.Errorf("%s: DecideOpinion(%q, %q) = %v, want %v", name, tc.a, tc.b, got, tc.want)
 			}
 		}
-		if got := DecideOpinion("Marcus likes Jira.", "Marcus likes Jira.", cal.SameTopic-0.01, cal); got != OpinionUnrelated {
+		if got := DecideOpinion("Marcus likes green tea.", "Marcus dislikes green tea.", cal.SameTopic-0.01, cal); got != OpinionUnrelated {
 			t.Errorf("%s: below same_topic: %v, want unrelated", name, got)
+		}
+		// A shared name needs only the model's floor.
+		jira, jiraNow := "Marcus likes Jira for planning.", "Marcus has grown tired of Jira and would rather use Linear."
+		if got := DecideOpinion(jira, jiraNow, cal.CosFloor, cal); got != OpinionConflict {
+			t.Errorf("%s: a shared name at cos_floor: %v, want conflict", name, got)
+		}
+		if got := DecideOpinion(jira, jiraNow, cal.CosFloor-0.01, cal); got != OpinionUnrelated {
+			t.Errorf("%s: a shared name below cos_floor: %v, want unrelated", name, got)
 		}
 	}
 }

@@ -181,17 +181,19 @@ func aspectWords(p opinionParts) []aspectWord {
 // sameAspect reports whether two opinions' objects share a content word,
 // up to inflection: a name in any place, a common word in the same place
 // of its phrase (head or modifier), so "tabs for Go code" and "code
-// reviews before noon" are not about one thing.
-func sameAspect(a, b opinionParts) bool {
+// reviews before noon" are not about one thing; and whether a shared word
+// is a name.
+func sameAspect(a, b opinionParts) (shared, named bool) {
 	wb := aspectWords(b)
 	for _, x := range aspectWords(a) {
 		for _, y := range wb {
 			if fts.SameWord(x.word, y.word) && (x.fixed || y.fixed || x.head == y.head) {
-				return true
+				shared = true
+				named = named || x.fixed && y.fixed
 			}
 		}
 	}
-	return false
+	return shared, named
 }
 
 // restates reports whether b says what a says: the objects are the same
