@@ -17,6 +17,7 @@ type OpinionsAuditCmd struct {
 	Threshold  float64 `help:"Similarity at which two opinions overlap, for this audit (default: opinion_update_threshold)."`
 	NoBackfill bool    `help:"Do not treat facts that read as preferences as opinions."`
 	KeepNewest bool    `help:"Write: mark the backfilled records kind=opinion and supersede all but the newest opinion of each cluster."`
+	DryRun     bool    `help:"With --keep-newest: list exactly what it would change, and change nothing." name:"dry-run"`
 	JSON       bool    `help:"Print the report as JSON (backfilled records with their reason, clusters newest first)." name:"json"`
 }
 
@@ -30,8 +31,8 @@ func (c *OpinionsAuditCmd) Run(app *App) error {
 	}
 	defer v.Close()
 	bar := newProgress(app.Stderr, "comparing opinions", 0)
-	rep, err := v.OpinionsAudit(vault.OpinionsAuditOptions{Threshold: c.Threshold, NoBackfill: c.NoBackfill, KeepNewest: c.KeepNewest,
-		Progress: bar.report})
+	rep, err := v.OpinionsAudit(vault.OpinionsAuditOptions{Threshold: c.Threshold, NoBackfill: c.NoBackfill,
+		KeepNewest: c.KeepNewest || c.DryRun, DryRun: c.DryRun, Progress: bar.report})
 	bar.done()
 	if err != nil {
 		return err
@@ -44,18 +45,27 @@ func (c *OpinionsAuditCmd) Run(app *App) error {
 	for _, b := range rep.Backfilled {
 		fmt.Fprintf(w, "  opinion? %s  %s (%s)\n", b.ID[:12], b.Text, b.Reason)
 	}
-	fmt.Fprintf(w, "%d clusters of overlapping opinions\n", len(rep.Clusters))
+	fmt.Fprintf(w, "%d clusters of opinions of one holder on one aspect\n", len(rep.Clusters))
 	for i, cl := range rep.Clusters {
 		fmt.Fprintf(w, "cluster %d:\n", i+1)
 		for j, r := range cl.Opinions {
 			mark := "keep    "
-			if j > 0 {
+			switch {
+			case j > 0 && rep.DryRun:
+				mark = "would supersede"
+			case j > 0:
 				mark = "older   "
 			}
-			fmt.Fprintf(w, "  %s %s  %s\n", mark, r.ID[:12], r.Text)
+			fmt.Fprintf(w, "  %s %s  %s [%s]\n", mark, r.ID[:12], r.Text, r.Namespace)
 		}
 	}
 	switch {
+	case rep.DryRun:
+		n := 0
+		for _, cl := range rep.Clusters {
+			n += len(cl.Superseded)
+		}
+		fmt.Fprintf(w, "dry run: --keep-newest would supersede the %d opinions marked above and mark the %d facts above kind=opinion; nothing else, and nothing was changed\n", n, len(rep.Backfilled))
 	case rep.Written:
 		fmt.Fprintln(w, "kept the newest opinion of each cluster; the others are superseded and still readable by id")
 	case len(rep.Clusters) > 0 || len(rep.Backfilled) > 0:

@@ -71,6 +71,9 @@ func (c *SearchCmd) Run(app *App) error {
 		if h.Warning != "" {
 			fmt.Fprintf(app.Stdout, "        %s\n", h.Warning)
 		}
+		if h.UpdatedBy != "" {
+			fmt.Fprintf(app.Stdout, "       not current: updated by %s\n", h.UpdatedBy[:12])
+		}
 		if c.Explain && h.Explain != nil {
 			printExplain(app, h)
 		}

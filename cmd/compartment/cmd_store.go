@@ -69,6 +69,9 @@ func printStoreResult(app *App, res vault.StoreResult) {
 		if len(res.Superseded) > 0 {
 			fmt.Fprintf(app.Stderr, "superseded: %s\n", strings.Join(res.Superseded, ", "))
 		}
+		if len(res.Linked) > 0 {
+			fmt.Fprintf(app.Stderr, "linked as updated by this one (you may only read their namespace): %s\n", strings.Join(res.Linked, ", "))
+		}
 	case res.Duplicate:
 		fmt.Fprintln(app.Stdout, res.ID)
 		fmt.Fprintln(app.Stderr, "a near-identical memory already exists: its id is above, nothing new was stored")
@@ -76,9 +79,9 @@ func printStoreResult(app *App, res vault.StoreResult) {
 		fmt.Fprintln(app.Stdout, res.ID)
 		fmt.Fprintln(app.Stderr, "this restates a live opinion: its date was refreshed")
 	case len(res.Conflicts) > 0:
-		fmt.Fprintln(app.Stderr, "not stored: similar live opinions exist:")
+		fmt.Fprintln(app.Stderr, "not stored: live opinions of the same holder on the same aspect exist:")
 		for _, r := range res.Conflicts {
-			fmt.Fprintf(app.Stderr, "  %s  %s\n", r.ID, inert(r.Stamped()))
+			fmt.Fprintf(app.Stderr, "  %s  %s  (namespace %s)\n", r.ID, inert(r.Stamped()), inert(r.Namespace))
 		}
 		fmt.Fprintln(app.Stderr, "resend with --supersedes ID to replace one, or --keep-both to keep all")
 	default:

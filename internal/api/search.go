@@ -25,7 +25,10 @@ type Hit struct {
 	Match      string  `json:"match"`
 	// ValidThen is set when the search read the vault as of a past day
 	// and this memory has since been replaced: it was true then.
-	ValidThen   string             `json:"valid_then,omitempty"`
+	ValidThen string `json:"valid_then,omitempty"`
+	// UpdatedBy names the newer opinion (ranked above) that updates this
+	// one: this one is not the holder's current opinion.
+	UpdatedBy   string             `json:"updated_by,omitempty"`
 	Quarantined bool               `json:"quarantined,omitempty"`
 	Warning     string             `json:"warning,omitempty"`
 	Explain     *vault.Explanation `json:"explain,omitempty"`
@@ -49,7 +52,7 @@ func HitOf(h vault.SearchHit) Hit {
 	o := Hit{
 		ID: h.ID, Text: h.Text, Source: h.Source, Discovered: h.Discovered, Created: Stamp(h.Created),
 		Namespace: h.Namespace, Tags: h.Tags, Importance: h.Importance, Kind: h.Kind, Score: h.Score,
-		Confidence: h.Confidence, Match: h.Match, ValidThen: h.ValidThen,
+		Confidence: h.Confidence, Match: h.Match, ValidThen: h.ValidThen, UpdatedBy: h.UpdatedBy,
 		Quarantined: h.Quarantined, Warning: h.Warning, Explain: h.Explain,
 	}
 	if o.Tags == nil {

@@ -81,6 +81,7 @@ type storeOut struct {
 	Reaffirmed bool        `json:"reaffirmed,omitempty"`
 	Conflicts  []memoryOut `json:"conflicts,omitempty"`
 	Superseded []string    `json:"superseded,omitempty"`
+	Linked     []string    `json:"linked,omitempty"`
 	Text       string      `json:"text,omitempty"`
 	Discovered string      `json:"discovered,omitempty"`
 	Expires    string      `json:"expires,omitempty"`
@@ -91,7 +92,7 @@ type storeOut struct {
 func storeOf(r vault.StoreResult) storeOut {
 	o := storeOut{
 		Stored: r.Stored, ID: r.ID, Duplicate: r.Duplicate, Reaffirmed: r.Reaffirmed,
-		Superseded: r.Superseded, Text: r.Text, Discovered: r.Discovered, Expires: r.Expires, Message: r.Message,
+		Superseded: r.Superseded, Linked: r.Linked, Text: r.Text, Discovered: r.Discovered, Expires: r.Expires, Message: r.Message,
 	}
 	if len(r.Conflicts) > 0 {
 		o.Conflicts = memoriesOf(r.Conflicts)

@@ -74,13 +74,15 @@ func (v *Vault) place(b *batch, req *StoreRequest, r *Record) StoreResult {
 			return StoreResult{ID: req.ID, Message: "already in the vault"}
 		}
 	}
-	similar := v.similarTo(b, r)
+	var updates []*Record // restated opinions the caller may only read
 	if req.Supersedes == nil {
 		if r.Kind == KindOpinion {
-			if res, ok := v.opinionCheck(b, r, similar); ok {
+			res, ok := v.opinionCheck(b, r, v.opinionsSimilarTo(b, r))
+			if ok {
 				return res
 			}
-		} else if dup := v.duplicateOf(r, similar); dup != nil {
+			updates = res.updates
+		} else if dup := v.duplicateOf(r, v.similarTo(b, r)); dup != nil {
 			return StoreResult{ID: dup.ID, Duplicate: true, Text: dup.Stamped(), Discovered: dup.Discovered,
 				Message: "a near-identical memory exists; its id is returned and nothing new was stored"}
 		}
@@ -94,10 +96,14 @@ func (v *Vault) place(b *batch, req *StoreRequest, r *Record) StoreResult {
 	}
 	b.seq++
 	r.Seq = b.seq
-	var superseded []string
+	var superseded, linked []string
 	for _, oldID := range req.Supersedes {
 		old := b.current(oldID)
 		if old == nil {
+			continue
+		}
+		if v.checkWrite(old.Namespace) != nil {
+			updates = append(updates, old) // prepare allowed it: an opinion the caller may read
 			continue
 		}
 		next := *old
@@ -108,19 +114,36 @@ func (v *Vault) place(b *batch, req *StoreRequest, r *Record) StoreResult {
 	r.Supersedes = superseded
 	b.putRecord(r, "store")
 	b.placed = append(b.placed, r)
-	return StoreResult{ID: r.ID, Stored: true, Superseded: superseded, Text: r.Stamped(), Discovered: r.Discovered, Expires: r.Expires}
+	for _, old := range updates {
+		if err := b.linkUpdate(r, old); err != nil {
+			return StoreResult{Message: err.Error()}
+		}
+		linked = append(linked, old.ID)
+	}
+	res := StoreResult{ID: r.ID, Stored: true, Superseded: superseded, Linked: linked, Text: r.Stamped(), Discovered: r.Discovered, Expires: r.Expires}
+	if len(linked) > 0 {
+		res.Message = "the older opinion is in a namespace you may only read: it was linked as updated by this one, and search ranks this one first"
+	}
+	return res
 }
 
 // opinionCheck implements "opinions update": a restatement refreshes the
-// live opinion's date; a similar one comes back as a conflict.
+// live opinion's date; a changed one (the same holder and aspect) comes
+// back as a conflict. A restatement of an opinion the caller may only
+// read cannot be refreshed: it is returned, not found, in updates, for
+// the new record to link ([Vault.opinionsSimilarTo]).
 func (v *Vault) opinionCheck(b *batch, r *Record, similar []similarHit) (StoreResult, bool) {
-	var conflicts []*Record
+	var conflicts, readOnly []*Record
 	for _, h := range similar {
 		if h.rec.Kind != KindOpinion {
 			continue
 		}
 		switch v.decideOpinion(h, r) {
 		case OpinionSame:
+			if v.checkWrite(h.rec.Namespace) != nil {
+				readOnly = append(readOnly, h.rec)
+				continue
+			}
 			next := *b.current(h.rec.ID)
 			next.Affirmed = v.now()
 			b.putRecord(&next, "reaffirm")
@@ -131,10 +154,16 @@ func (v *Vault) opinionCheck(b *batch, r *Record, similar []similarHit) (StoreRe
 		}
 	}
 	if len(conflicts) == 0 {
-		return StoreResult{}, false
+		return StoreResult{updates: readOnly}, false
 	}
-	return StoreResult{Conflicts: conflicts,
-		Message: "similar live opinion(s) exist: resend with supersedes=[their ids] to replace them (merge the text to keep parts of both), or supersedes=[] to keep both"}, true
+	msg := "live opinion(s) of the same holder on the same aspect exist: resend with supersedes=[their ids] to replace them (merge the text to keep parts of both), or supersedes=[] to keep both"
+	for _, c := range conflicts {
+		if c.Namespace != r.Namespace {
+			msg += "; some are in other namespaces (see each one's namespace): superseding one you may only read links it as updated by yours instead"
+			break
+		}
+	}
+	return StoreResult{Conflicts: conflicts, Message: msg}, true
 }
 
 // similarTo finds live records in r's namespace similar to r, best first:

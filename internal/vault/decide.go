@@ -68,6 +68,11 @@ func (v *Vault) decideOpinion(h similarHit, r *Record) OpinionVerdict {
 	if s := v.cfg.Settings.OpinionReaffirmThreshold; s > 0 {
 		cal.SameMeaning = s
 	}
+	if s := v.cfg.Settings.OpinionUpdateThreshold; s > 0 {
+		// The setting is the similarity from which opinions overlap,
+		// for named things too.
+		cal.CosFloor = s
+	}
 	return DecideOpinion(h.rec.Text, r.Text, h.cos, cal)
 }
 
@@ -98,24 +103,39 @@ func (v OpinionVerdict) String() string {
 
 // DecideOpinion is the store's opinion check for one pair: the live
 // opinion old, the new opinion text, their best-window cosine and the
-// model's calibration.
+// model's calibration. Each side is read as holder, stance and object
+// ([parseOpinion]):
 //
-//	same      if cos ≥ same_meaning and the two agree literally as opinions
-//	conflict  else if cos ≥ same_topic
-//	unrelated otherwise
+//	unrelated if the holders differ, or the objects share no aspect word
+//	          ([sameAspect]), or cos < same_topic (cos < cos_floor when
+//	          the shared word is a name: the model need only not call
+//	          them unrelated)
+//	same      else if cos ≥ same_meaning and the objects agree literally
+//	          as opinions ([restates])
+//	conflict  otherwise
 //
-// Agreeing as opinions ([claimsAgree] with opinion wording) also lets
-// the stance verbs differ (prefers/likes/thinks/would rather: how an
-// opinion is held, not what it is about), but never the things preferred,
-// their order, or a negation.
+// A shared name ("Trello", "Terraform", "Kafka") is the strongest literal
+// evidence of one aspect there is, and a name is what a small model knows
+// least (a rare word moves its cosines least), so it needs only the
+// model's floor.
+//
+// So an opinion conflicts only with one of the same holder about the same
+// thing (the calibrated similarity and a shared aspect word both say so),
+// never with another opinion that merely names the same person; and a
+// restatement (the same holder, aspect and stance, said otherwise) is
+// re-affirmed. Agreeing as opinions lets the stance verbs differ
+// (prefers/likes/thinks/would rather: how an opinion is held, not what it
+// is about), but never the things preferred, their order, or a negation.
 func DecideOpinion(old, text string, cos float64, cal rank.Calibration) OpinionVerdict {
+	a, b := parseOpinion(old), parseOpinion(text)
+	shared, named := sameAspect(a, b)
 	switch {
-	case cal.SaysSame(cos) && claimsAgree(old, text, true):
+	case !sameHolder(a, b) || !shared || !(cal.OnSameTopic(cos) || named && cos >= cal.CosFloor):
+		return OpinionUnrelated
+	case cal.SaysSame(cos) && restates(a, b):
 		return OpinionSame
-	case cal.OnSameTopic(cos):
-		return OpinionConflict
 	}
-	return OpinionUnrelated
+	return OpinionConflict
 }
 
 // IsDuplicate is the store's near-duplicate check for a fact: the new text
@@ -124,17 +144,14 @@ func DecideOpinion(old, text string, cos float64, cal rank.Calibration) OpinionV
 // words in the same order up to case, punctuation, articles and
 // inflection; negations written one way).
 func IsDuplicate(old, text string, cos float64, cal rank.Calibration) bool {
-	return cal.SaysSame(cos) && claimsAgree(old, text, false)
+	return cal.SaysSame(cos) && claimsAgree(old, text)
 }
 
-// claimsAgree reports whether two claims agree literally: their
+// claimsAgree reports whether two facts agree literally: their
 // canonical word sequences ([claimWords]) have the same length and the
 // same word at every position, up to inflection.
-func claimsAgree(a, b string, opinion bool) bool {
-	wa, wb := claimWords(a, opinion), claimWords(b, opinion)
-	if opinion {
-		return elaborates(wa, wb)
-	}
+func claimsAgree(a, b string) bool {
+	wa, wb := claimWords(a, false), claimWords(b, false)
 	if len(wa) != len(wb) {
 		return false
 	}
@@ -147,24 +164,33 @@ func claimsAgree(a, b string, opinion bool) bool {
 }
 
 // elaborates reports whether two opinions' canonical words are the same
-// words in the same order once the longer is allowed extra function words
-// (prepositions, wh-words, pronouns: "Marcus thinks ORMs hide too much of
-// what is going on" restates "Marcus thinks ORMs hide too much"). An extra
-// content word, name, number, negation or comparison is never allowed.
-func elaborates(a, b []string) bool {
-	if len(a) > len(b) {
-		a, b = b, a
+// words in the same order once either is allowed extra function words
+// (prepositions, wh-words, pronouns, hedges: "Marcus thinks ORMs hide too
+// much of what is going on" restates "Marcus thinks ORMs hide too much").
+// An extra content word, name, number, negation or comparison is never
+// allowed; a name that looks like a function word ("Go") counts as a
+// name when fixed says so.
+func elaborates(a, b []string, fixed func(string) bool) bool {
+	a, b = contentOnly(a, fixed), contentOnly(b, fixed)
+	if len(a) != len(b) {
+		return false
 	}
-	i := 0
-	for _, w := range b {
-		switch {
-		case i < len(a) && fts.SameWord(a[i], w):
-			i++
-		case !elaboration[w]:
+	for i := range a {
+		if !fts.SameWord(a[i], b[i]) {
 			return false
 		}
 	}
-	return i == len(a)
+	return true
+}
+
+func contentOnly(words []string, fixed func(string) bool) []string {
+	out := make([]string, 0, len(words))
+	for _, w := range words {
+		if !elaboration[w] || fixed(w) {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // claimWords is a claim's canonical word sequence: the literal channel's
@@ -172,14 +198,23 @@ func elaborates(a, b []string) bool {
 // to the end ("For small services, X" = "X for small services"), the
 // articles dropped, possessive 's dropped, every negation written "not"
 // (not, n't, no, never, without, …), "than" written "over", a word
-// over-X written "too X". For an
-// opinion the stance words are dropped too (how the opinion is held:
-// prefer, like, think, would rather, …), as are auxiliaries, be-forms,
-// possessive pronouns and the light verbs use/take/have, and a negative
-// stance (dislike, hate) leaves its "not".
+// over-X written "too X".
+//
+// For an opinion the stance words are dropped too (how the opinion is
+// held: prefer, like, think, would rather, …), as are auxiliaries,
+// be-forms, possessive pronouns, the light verbs use/take/have, the
+// time words of a changed mind (now, no longer), an intensifier of the
+// stance (a big fan, really likes) and a positive judgement (good, right,
+// sensible, better); a negative stance (dislike, hate) or judgement (bad,
+// wrong, worse, overkill) leaves its "not".
 func claimWords(text string, opinion bool) []string {
+	return canonicalWords(fts.Words(frontedLast(text)), opinion)
+}
+
+// canonicalWords is [claimWords] for words already cut.
+func canonicalWords(words []string, opinion bool) []string {
 	var out []string
-	for _, w := range fts.Words(frontedLast(text)) {
+	for i, w := range words {
 		w = strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s")
 		if base, ok := cutNegation(w); ok {
 			if base != "" && !(opinion && opinionFiller(base)) {
@@ -203,11 +238,18 @@ func claimWords(text string, opinion bool) []string {
 			continue
 		}
 		if opinion {
-			if negativeStance(w) {
+			next := ""
+			if i+1 < len(words) {
+				next = words[i+1]
+			}
+			switch {
+			case negativeStance(w) || negativeJudgement[w]:
 				out = append(out, "not")
 				continue
-			}
-			if opinionFiller(w) {
+			case opinionFiller(w) || positiveJudgement[w],
+				intensifiers[w] && (opinionFiller(next) || negativeStance(next)),
+				(w == "longer" || w == "anymore") && len(out) > 0 && out[len(out)-1] == "not",
+				changeVerbs[w] && i > 0 && (words[i-1] == "has" || words[i-1] == "have" || words[i-1] == "had"):
 				continue
 			}
 		}
@@ -242,11 +284,22 @@ var (
 	negativeStanceWords = []string{"dislike", "hate", "detest"}
 	// opinionFunction words carry no content of an opinion.
 	opinionFunction = setOf("is", "are", "was", "were", "be", "been", "am", "do", "does", "did",
-		"his", "her", "their", "its", "my", "our", "your", "that", "use", "take", "have", "has", "having", "using", "taking")
+		"his", "her", "their", "its", "my", "our", "your", "that", "use", "take", "have", "has", "having", "using", "taking",
+		"now", "want", "wants", "wanted")
+	// Judgements held for or against the thing an opinion is about: "X is
+	// the right default" holds X as "X is a sensible default" does.
+	positiveJudgement = setOf("good", "great", "right", "sensible", "best", "better", "ideal", "excellent",
+		"solid", "reasonable", "perfect", "wise", "smart")
+	negativeJudgement = setOf("bad", "wrong", "worse", "worst", "poor", "terrible", "awful", "overkill")
+	// intensifiers of a stance: "a big fan of", "really likes".
+	intensifiers = setOf("big", "huge", "real", "really", "very", "strongly", "absolutely", "definitely",
+		"totally", "quite", "particularly", "especially", "genuinely", "truly")
 	// elaboration words may be added to an opinion without changing it.
 	elaboration = setOf("of", "on", "in", "at", "to", "for", "with", "by", "from", "about", "into",
 		"what", "which", "who", "how", "when", "where", "why", "it", "them", "this", "these", "those",
-		"go", "goes", "going", "gone", "went")
+		"go", "goes", "going", "gone", "went",
+		// hedges: "for most things", "in general"
+		"most", "mostly", "things", "cases", "general", "generally", "usually", "typically", "overall")
 	// frontingWords start an adverbial phrase that may lead a sentence.
 	frontingWords = setOf("for", "in", "within", "at", "on", "during", "with", "when", "after", "before", "across", "outside", "inside")
 )
@@ -287,9 +340,21 @@ func frontedLast(text string) string {
 		return text
 	}
 	first, _, _ := strings.Cut(strings.TrimSpace(head), " ")
-	if !frontingWords[strings.ToLower(first)] || strings.TrimSpace(rest) == "" {
+	if !frontingWords[strings.ToLower(first)] || strings.TrimSpace(rest) == "" || appositive(rest) {
 		return text
 	}
 	rest = strings.TrimRightFunc(strings.TrimSpace(rest), unicode.IsPunct)
 	return rest + " " + head
+}
+
+// appositive reports whether the text after a comma continues the clause
+// before it ("I prefer spaces, not tabs") rather than following a fronted
+// phrase.
+func appositive(rest string) bool {
+	first, _, _ := strings.Cut(strings.TrimSpace(rest), " ")
+	switch strings.ToLower(strings.TrimFunc(first, unicode.IsPunct)) {
+	case "not", "no", "never", "but", "and", "or", "nor", "rather", "instead":
+		return true
+	}
+	return false
 }

@@ -72,13 +72,38 @@ func TestDecideOpinion(t *testing.T) {
 			{"Marcus thinks ORMs hide too much.", "Marcus feels that ORMs hide too much of what is going on.", OpinionSame},
 			{"Marcus prefers flying to Gothenburg.", "Marcus now prefers taking the train to Gothenburg rather than flying.", OpinionConflict},
 			{"Marcus thinks ORMs hide too much.", "Marcus thinks ORMs hide too much of the SQL.", OpinionConflict},
+			// One holder, other aspects: the walk.
+			{"Lena prefers oat milk in her coffee.", "Lena likes sparkling water with lunch.", OpinionUnrelated},
+			{"Lena prefers Zed as her editor.", "Lena prefers code reviews before noon.", OpinionUnrelated},
+			{"Lena thinks a monorepo is the right choice for the team.", "Lena prefers code reviews before noon.", OpinionUnrelated},
+			{"Lena thinks a monorepo is the right choice for the team.", "Lena likes tea.", OpinionUnrelated},
+			{"Lena prefers Zed as her editor.", "Lena prefers Helix as her editor.", OpinionConflict},
+			{"Lena prefers tabs for Go code.", "Lena prefers code reviews before noon.", OpinionUnrelated},
+			// Another holder, the same aspect.
+			{"Marcus prefers dark roast coffee.", "Priya prefers dark roast coffee.", OpinionUnrelated},
+			{"I prefer tabs.", "The user prefers tabs.", OpinionSame},
+			{"Marcus prefers black coffee without sugar.", "Marcus likes his coffee black, no sugar.", OpinionSame},
+			{"Marcus thinks Postgres is the right default database.", "Marcus thinks Postgres is the wrong default database.", OpinionConflict},
+			{"Marcus prefers tests before deploys.", "Marcus prefers deploys before tests.", OpinionConflict},
+			{"Marcus prefers Oskar over Mia for reviews.", "Marcus prefers Mia over Oskar for reviews.", OpinionConflict},
+			{"Lena likes tea.", "Lena no longer likes tea.", OpinionConflict},
+			{"Marcus prefers milk chocolate.", "Marcus prefers chocolate milk.", OpinionUnrelated}, // two things: both stand
+			{"Lena dislikes tea.", "Lena no longer likes tea.", OpinionSame},
 		} {
 			if got := DecideOpinion(tc.a, tc.b, 1, cal); got != tc.want {
 				t.Errorf("%s: DecideOpinion(%q, %q) = %v, want %v", name, tc.a, tc.b, got, tc.want)
 			}
 		}
-		if got := DecideOpinion("Marcus likes Jira.", "Marcus likes Jira.", cal.SameTopic-0.01, cal); got != OpinionUnrelated {
+		if got := DecideOpinion("Marcus likes green tea.", "Marcus dislikes green tea.", cal.SameTopic-0.01, cal); got != OpinionUnrelated {
 			t.Errorf("%s: below same_topic: %v, want unrelated", name, got)
+		}
+		// A shared name needs only the model's floor.
+		jira, jiraNow := "Marcus likes Jira for planning.", "Marcus has grown tired of Jira and would rather use Linear."
+		if got := DecideOpinion(jira, jiraNow, cal.CosFloor, cal); got != OpinionConflict {
+			t.Errorf("%s: a shared name at cos_floor: %v, want conflict", name, got)
+		}
+		if got := DecideOpinion(jira, jiraNow, cal.CosFloor-0.01, cal); got != OpinionUnrelated {
+			t.Errorf("%s: a shared name below cos_floor: %v, want unrelated", name, got)
 		}
 	}
 }

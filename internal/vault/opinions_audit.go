@@ -20,6 +20,10 @@ type OpinionsAuditOptions struct {
 	// KeepNewest writes: backfills kind=opinion and supersedes all but the
 	// newest opinion of each cluster. Without it the audit only reports.
 	KeepNewest bool
+	// DryRun, with KeepNewest, lists exactly what KeepNewest would change
+	// (each cluster's Superseded, the backfilled records) and writes
+	// nothing.
+	DryRun bool
 	// Progress hears how many records have been looked at.
 	Progress func(done, total int)
 }
@@ -46,6 +50,7 @@ type OpinionsAuditReport struct {
 	Backfilled []OpinionBackfill `json:"backfilled"`
 	Clusters   []OpinionCluster  `json:"clusters"`
 	Written    bool              `json:"written"`
+	DryRun     bool              `json:"dry_run,omitempty"` // the changes listed were not made
 }
 
 // preferenceRE is the backfill rule: a claim reads as a preference when it
@@ -98,6 +103,16 @@ func (v *Vault) OpinionsAudit(opts OpinionsAuditOptions) (OpinionsAuditReport, e
 	if !opts.KeepNewest || (len(rep.Backfilled) == 0 && len(rep.Clusters) == 0) {
 		return rep, nil
 	}
+	if opts.DryRun {
+		for i := range rep.Clusters {
+			c := &rep.Clusters[i]
+			for _, old := range c.Opinions[1:] {
+				c.Superseded = append(c.Superseded, old.ID)
+			}
+		}
+		rep.DryRun = true
+		return rep, nil
+	}
 	err := v.update(func() ([]vaultfmt.Change, error) {
 		b := v.newBatch()
 		for _, bf := range rep.Backfilled {
@@ -125,53 +140,64 @@ func (v *Vault) OpinionsAudit(opts OpinionsAuditOptions) (OpinionsAuditReport, e
 	return rep, nil
 }
 
-// clusterOpinions joins opinions the store's rule relates (a conflict or
-// a restatement) into clusters of two or more, each newest first, the
-// clusters in the order of their newest member. The caller holds v.mu.
+// clusterOpinions groups opinions the store's rule relates (a conflict
+// or a restatement: the same holder and aspect) into clusters of two or
+// more, each newest first, the clusters in the order of their newest
+// member. A cluster is its newest opinion and the older ones the rule
+// relates to that one directly, so --keep-newest only ever supersedes an
+// opinion by one on its own aspect: two opinions that each overlap a
+// third (tea with lunch, sparkling water with lunch, sparkling water at
+// dinner) are never grouped through it. An opinion related to several
+// newer ones joins the newest. The caller holds v.mu.
 func (v *Vault) clusterOpinions(opinions map[string]*Record, opts OpinionsAuditOptions) []OpinionCluster {
 	ids := make([]string, 0, len(opinions))
 	for id := range opinions {
 		ids = append(ids, id)
 	}
 	slices.SortFunc(ids, func(a, b string) int { return cmp.Compare(opinions[a].Seq, opinions[b].Seq) })
-	parent := map[string]string{}
-	var find func(string) string
-	find = func(id string) string {
-		if p, ok := parent[id]; ok && p != id {
-			parent[id] = find(p)
-			return parent[id]
-		}
-		return id
-	}
 	if opts.Threshold > 0 {
 		saved := v.cfg.Settings.OpinionUpdateThreshold
 		v.cfg.Settings.OpinionUpdateThreshold = opts.Threshold
 		defer func() { v.cfg.Settings.OpinionUpdateThreshold = saved }()
 	}
+	related := map[string]map[string]bool{}
+	relate := func(a, b string) {
+		if related[a] == nil {
+			related[a] = map[string]bool{}
+		}
+		related[a][b] = true
+	}
 	for i, id := range ids {
 		for _, other := range v.opinionVerdict(opinions[id], opinions) {
-			if a, b := find(id), find(other); a != b {
-				parent[a] = b
-			}
+			relate(id, other)
+			relate(other, id)
 		}
 		if opts.Progress != nil && (i%256 == 0 || i == len(ids)-1) {
 			opts.Progress(i+1, len(ids))
 		}
 	}
-	groups := map[string][]*Record{}
-	for _, id := range ids {
-		root := find(id)
-		groups[root] = append(groups[root], opinions[id])
-	}
+	newestFirst := slices.Clone(ids)
+	slices.SortFunc(newestFirst, func(a, b string) int { return -compareNewest(opinions[a], opinions[b]) })
+	placed := map[string]bool{}
 	var out []OpinionCluster
-	for _, g := range groups {
+	for _, keep := range newestFirst {
+		if placed[keep] || len(related[keep]) == 0 {
+			continue
+		}
+		g := []*Record{opinions[keep]}
+		for _, id := range newestFirst {
+			if !placed[id] && id != keep && related[keep][id] && compareNewest(opinions[id], opinions[keep]) <= 0 {
+				g = append(g, opinions[id])
+			}
+		}
 		if len(g) < 2 {
 			continue
 		}
-		slices.SortFunc(g, func(a, b *Record) int { return -compareNewest(a, b) })
-		out = append(out, OpinionCluster{Keep: g[0].ID, Opinions: g})
+		for _, r := range g {
+			placed[r.ID] = true
+		}
+		out = append(out, OpinionCluster{Keep: keep, Opinions: g})
 	}
-	slices.SortFunc(out, func(a, b OpinionCluster) int { return -compareNewest(a.Opinions[0], b.Opinions[0]) })
 	return out
 }
 

@@ -5,6 +5,8 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"github.com/compartment/compartment/embed"
 )
 
 func TestOpinionsAuditReportsThenKeepsNewest(t *testing.T) {
@@ -91,6 +93,45 @@ func TestPreferenceRule(t *testing.T) {
 	} {
 		if got := preferenceReason(text); got != want {
 			t.Errorf("%q: %q, want %q", text, got, want)
+		}
+	}
+}
+
+// Two opinions that each overlap a third are not grouped through it:
+// --keep-newest supersedes an opinion only by a newer one on its own
+// aspect.
+func TestOpinionsAuditNeverChainsAspects(t *testing.T) {
+	enc, err := embed.OpenStatic()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, enc)
+	v := h.open("user")
+	keepBoth := []string{}
+	lunchTea := h.store(v, StoreRequest{Text: "Lena prefers tea with lunch.", Kind: KindOpinion, Supersedes: keepBoth}).ID
+	h.now = h.now.Add(time.Hour)
+	lunchWater := h.store(v, StoreRequest{Text: "Lena prefers sparkling water with lunch.", Kind: KindOpinion, Supersedes: keepBoth}).ID
+	h.now = h.now.Add(time.Hour)
+	dinnerWater := h.store(v, StoreRequest{Text: "Lena prefers sparkling water at dinner.", Kind: KindOpinion, Supersedes: keepBoth}).ID
+	if DecideOpinion("Lena prefers tea with lunch.", "Lena prefers sparkling water at dinner.", 1, v.Calibration()) != OpinionUnrelated {
+		t.Fatal("the test needs tea with lunch and water at dinner on two aspects")
+	}
+	rep, err := v.OpinionsAudit(OpinionsAuditOptions{KeepNewest: true, DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Clusters) != 1 || rep.Clusters[0].Keep != dinnerWater || len(rep.Clusters[0].Superseded) != 1 || rep.Clusters[0].Superseded[0] != lunchWater {
+		t.Fatalf("clusters %+v: want only sparkling water with lunch under sparkling water at dinner", rep.Clusters)
+	}
+	if r, _ := v.Get(lunchTea); !r.Live() {
+		t.Fatal("a dry run superseded a record")
+	}
+	if _, err := v.OpinionsAudit(OpinionsAuditOptions{KeepNewest: true}); err != nil {
+		t.Fatal(err)
+	}
+	for id, live := range map[string]bool{lunchTea: true, lunchWater: false, dinnerWater: true} {
+		if r, _ := v.Get(id); r.Live() != live {
+			t.Errorf("%q: live %v, want %v", r.Text, r.Live(), live)
 		}
 	}
 }

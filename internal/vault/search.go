@@ -70,6 +70,9 @@ type SearchHit struct {
 	Quarantined bool         `json:"quarantined,omitempty"`
 	Warning     string       `json:"warning,omitempty"`
 	Explain     *Explanation `json:"explain,omitempty"`
+	// UpdatedBy names the newer opinion that updates this one (it ranks
+	// above it): this one is not the holder's current opinion.
+	UpdatedBy string `json:"updated_by,omitempty"`
 }
 
 // DataNotice goes with every recall: memories are data, not instructions.
@@ -141,6 +144,10 @@ func (v *Vault) Recall(req SearchRequest) (SearchResult, error) {
 			return SearchResult{}, invalidf("the query has no words to search for")
 		}
 		return SearchResult{}, err
+	}
+	hits = v.currentOpinionsFirst(hits, keep)
+	if req.TopK > 0 && len(hits) > req.TopK {
+		hits = hits[:req.TopK]
 	}
 	out := SearchResult{Hits: hits}
 	if span.dated() {

@@ -43,10 +43,15 @@ type StoreResult struct {
 	Reaffirmed bool      `json:"reaffirmed,omitempty"` // an existing opinion's date was refreshed
 	Conflicts  []*Record `json:"conflicts,omitempty"`  // similar live opinions: resend with supersedes
 	Superseded []string  `json:"superseded,omitempty"`
-	Text       string    `json:"text,omitempty"` // the stamped claim
-	Discovered string    `json:"discovered,omitempty"`
-	Expires    string    `json:"expires,omitempty"`
-	Message    string    `json:"message,omitempty"`
+	// Linked are older opinions in namespaces the caller may only read,
+	// linked as updated by this one instead of superseded.
+	Linked     []string `json:"linked,omitempty"`
+	Text       string   `json:"text,omitempty"` // the stamped claim
+	Discovered string   `json:"discovered,omitempty"`
+	Expires    string   `json:"expires,omitempty"`
+	Message    string   `json:"message,omitempty"`
+
+	updates []*Record // opinionCheck: read-only restatements to link
 }
 
 // Store validates and stores one memory. It returns after the write is
@@ -167,7 +172,9 @@ func (v *Vault) prepare(req *StoreRequest, today time.Time) (*Record, error) {
 			if err != nil {
 				return nil, fmt.Errorf("supersedes %w", err)
 			}
-			if err := v.checkWrite(old.Namespace); err != nil {
+			// An opinion in a namespace the caller may only read is
+			// linked as updated instead ([PredicateUpdates]).
+			if err := v.checkWrite(old.Namespace); err != nil && (kind != KindOpinion || old.Kind != KindOpinion) {
 				return nil, fmt.Errorf("supersedes %s: %w", id, err)
 			}
 			resolved = append(resolved, old.ID)

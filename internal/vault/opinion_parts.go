@@ -1,0 +1,233 @@
+package vault
+
+import (
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/compartment/compartment/fts"
+)
+
+// What an opinion is about. The store reads every opinion, by fixed
+// rules and without the model, as three parts:
+//
+//	holder  who holds it: the words before the stance ("Marcus",
+//	        "Lena's manager"; "I" and "the user" are one holder, the
+//	        user). No stance word within the first [maxHolderWords]
+//	        words: the holder is implicit (the user's own opinion).
+//	stance  how it is held: the stance verb (prefers, likes, thinks,
+//	        finds, would rather, is a fan of, wants, …), its negation
+//	        (dislikes, doesn't like, no longer likes) and the judgement
+//	        words of the object (good/right/sensible, bad/wrong/overkill).
+//	object  the rest, in canonical words ([canonicalWords]): what is
+//	        held and its context ("dark roast coffee", "Neovim for
+//	        Kotlin work", "reviews before noon").
+//
+// The aspect of an opinion is its object's content words: those left once
+// negation, comparison and degree words, prepositions, pronouns, hedges
+// and generic context nouns ([aspectStop]) are gone. Two opinions are on
+// the same aspect when their objects share one of those words, up to
+// inflection, and the model's calibrated similarity puts them on the same
+// topic ([DecideOpinion]): "Lena likes sparkling water with lunch" and
+// "Lena prefers oat milk in her coffee" share a holder but no aspect word,
+// so neither conflicts with the other, whatever the cosine.
+
+// maxHolderWords bounds the holder: a stance word further into the claim
+// is not the first verb after a name but part of what is held.
+const maxHolderWords = 5
+
+// opinionParts is an opinion as the store compares it.
+type opinionParts struct {
+	holder []string // canonical holder words; nil: implicit (the user)
+	object []string // canonical object words, stance words gone
+	fixed  map[string]bool
+	// possessed are the words right after a possessive pronoun ("his
+	// coffee black"): the head of an object with its complement after it.
+	possessed map[string]bool
+}
+
+// parseOpinion splits an opinion into holder and object ([opinionParts]).
+func parseOpinion(text string) opinionParts {
+	words := fts.Words(frontedLast(text))
+	p := opinionParts{fixed: fixedWords(text), possessed: possessedWords(words)}
+	at := holderEnd(words)
+	if at < 0 {
+		p.object = canonicalWords(words, true)
+		return p
+	}
+	// A fronted phrase without its comma ("For Go code I prefer spaces")
+	// belongs to the object: the holder is then the pronoun, or the one
+	// word before the stance.
+	pre, rest := words[:at], words[at:]
+	if i := slices.IndexFunc(pre, func(w string) bool { return pronouns[w] }); i > 0 {
+		rest, pre = append(slices.Clone(rest), pre[:i]...), pre[i:]
+	} else if frontingWords[pre[0]] && len(pre) > 1 {
+		rest, pre = append(slices.Clone(rest), pre[:len(pre)-1]...), pre[len(pre)-1:]
+	}
+	for _, w := range canonicalWords(pre, true) {
+		if intensifiers[w] {
+			continue
+		}
+		if w == "i" || w == "me" {
+			w = "user"
+		}
+		p.holder = append(p.holder, w)
+	}
+	p.object = canonicalWords(rest, true)
+	return p
+}
+
+// holderEnd returns where the stance starts (the first stance word, a
+// negation, or the "now" or "has come to" of a changed mind within the first
+// [maxHolderWords] words), or -1 when the claim names no holder.
+func holderEnd(words []string) int {
+	for i, w := range words {
+		if i > maxHolderWords {
+			break
+		}
+		_, contracted := cutNegation(w)
+		changed := (w == "has" || w == "have" || w == "had") && i+1 < len(words) && changeVerbs[words[i+1]]
+		if contracted || changed || negations[w] || w == "now" || anySameWord(w, stanceWords) || negativeStance(w) || fts.SameWord(w, "want") {
+			if i == 0 {
+				return -1
+			}
+			return i
+		}
+	}
+	return -1
+}
+
+// pronouns that hold an opinion.
+var pronouns = setOf("i", "we", "you", "he", "she", "they")
+
+// changeVerbs, after has/have/had, start a changed mind: "Marcus has come
+// to find Jira too heavy", "has gone off testify".
+var changeVerbs = setOf("come", "gone", "grown", "started", "begun", "become", "switched", "changed", "moved", "decided")
+
+// fixedWords are the words of text that name or count something: written
+// with a capital (not as the claim's first word) or holding a digit. A
+// restatement may move other words ("coffee black" = "black coffee") but
+// never these.
+func fixedWords(text string) map[string]bool {
+	out := map[string]bool{}
+	first := true
+	for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		r, _ := utf8.DecodeRuneInString(w)
+		if (unicode.IsUpper(r) && !first) || strings.IndexFunc(w, unicode.IsDigit) >= 0 {
+			out[strings.ToLower(w)] = true
+		}
+		first = false
+	}
+	return out
+}
+
+// possessedWords are the words right after a possessive pronoun.
+func possessedWords(words []string) map[string]bool {
+	out := map[string]bool{}
+	for i := 1; i < len(words); i++ {
+		if possessives[words[i-1]] {
+			out[words[i]] = true
+		}
+	}
+	return out
+}
+
+var possessives = setOf("his", "her", "their", "my", "our", "your")
+
+// sameHolder reports whether two opinions have one holder.
+func sameHolder(a, b opinionParts) bool {
+	if len(a.holder) != len(b.holder) {
+		return false
+	}
+	for i := range a.holder {
+		if !fts.SameWord(a.holder[i], b.holder[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// aspectStop are words of an object that say nothing about what it is
+// about: degree and connecting words, and context nouns too generic to
+// name an aspect ("for the team", "for most things").
+var aspectStop = setOf("not", "over", "too", "and", "or", "but", "more", "less", "least", "very", "so", "just",
+	"only", "also", "much", "many", "all", "any", "some", "lot", "lots", "thing", "stuff", "way", "ways",
+	"team", "people", "everyone", "everything", "anything", "something", "one", "ones", "instead", "rather")
+
+// aspectWord is one content word of an object: whether it closes its
+// phrase (a head: "code" in "Go code") or modifies the next content word
+// ("code" in "code reviews"), and whether it names something.
+type aspectWord struct {
+	word        string
+	head, fixed bool
+}
+
+// aspectWords are an object's content words ([opinionParts]).
+func aspectWords(p opinionParts) []aspectWord {
+	content := func(w string) bool {
+		return p.fixed[w] || !aspectStop[w] && !elaboration[w] && !opinionFiller(w)
+	}
+	var out []aspectWord
+	for i, w := range p.object {
+		if content(w) {
+			head := i+1 == len(p.object) || !content(p.object[i+1])
+			out = append(out, aspectWord{w, head, p.fixed[w]})
+		}
+	}
+	return out
+}
+
+// sameAspect reports whether two opinions' objects share a content word,
+// up to inflection: a name in any place, a common word in the same place
+// of its phrase (head or modifier), so "tabs for Go code" and "code
+// reviews before noon" are not about one thing; and whether a shared word
+// is a name.
+func sameAspect(a, b opinionParts) (shared, named bool) {
+	wb := aspectWords(b)
+	for _, x := range aspectWords(a) {
+		for _, y := range wb {
+			if fts.SameWord(x.word, y.word) && (x.fixed || y.fixed || x.head == y.head) {
+				shared = true
+				named = named || x.fixed && y.fixed
+			}
+		}
+	}
+	return shared, named
+}
+
+// restates reports whether b says what a says: the objects are the same
+// words in the same order up to function words ([elaborates]), or
+// become so when two neighbouring words of one are swapped where one side
+// puts a complement after a possessed head ("likes his coffee black" =
+// "prefers black coffee"; "milk chocolate" is not "chocolate milk"),
+// neither of them a name, a number, a negation or a comparison.
+func restates(a, b opinionParts) bool {
+	fixed := func(w string) bool { return a.fixed[w] || b.fixed[w] }
+	if elaborates(a.object, b.object, fixed) {
+		return true
+	}
+	for _, side := range [][2]opinionParts{{a, b}, {b, a}} {
+		obj := side[0].object
+		for i := 0; i+1 < len(obj); i++ {
+			if !movable(obj[i], side[0], side[1]) || !movable(obj[i+1], side[0], side[1]) ||
+				!possessedIn(obj[i], a, b) && !possessedIn(obj[i+1], a, b) {
+				continue
+			}
+			swapped := append([]string(nil), obj...)
+			swapped[i], swapped[i+1] = swapped[i+1], swapped[i]
+			if elaborates(swapped, side[1].object, fixed) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func possessedIn(w string, a, b opinionParts) bool { return a.possessed[w] || b.possessed[w] }
+
+// movable reports whether a restatement may move w: not a negation,
+// comparison or degree word, and not a name or number in either opinion.
+func movable(w string, a, b opinionParts) bool {
+	return w != "not" && w != "over" && w != "too" && !elaboration[w] && !a.fixed[w] && !b.fixed[w]
+}

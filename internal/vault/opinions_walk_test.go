@@ -1,0 +1,216 @@
+package vault
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/compartment/compartment/embed"
+)
+
+// The walk, end to end with the bundled model: the user's opinions
+// of one person on six aspects in main, two agents with their own
+// namespaces (claude may only read main, codex may write it), restatements
+// and changed minds stored by the agents; then search returns one current
+// opinion per aspect, and the audit's advice changes only a true conflict.
+func TestOpinionsAcrossAgentsEndToEnd(t *testing.T) {
+	enc, err := embed.OpenStatic()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, enc)
+	cfg := DefaultConfig()
+	cfg.Grants = map[string]map[string]Access{
+		"*":      {"*": AccessRW},
+		"claude": {"*": AccessRO, "claude": AccessRW},
+	}
+	if err := cfg.Save(h.path); err != nil {
+		t.Fatal(err)
+	}
+	user, claude, codex := h.open("user"), h.open("claude"), h.open("codex")
+	tick := func() { h.now = h.now.Add(time.Hour) }
+
+	aspects := map[string]string{
+		"editor":   "Lena prefers Zed as her editor.",
+		"lunch":    "Lena likes sparkling water with lunch.",
+		"reviews":  "Lena prefers code reviews before noon.",
+		"monorepo": "Lena thinks a monorepo is the right choice for the team.",
+		"coffee":   "Lena prefers oat milk in her coffee.",
+		"tea":      "Lena likes tea.",
+	}
+	order := []string{"editor", "lunch", "reviews", "monorepo", "coffee", "tea"}
+	ids := map[string]string{}
+	for _, a := range order {
+		tick()
+		res := h.store(user, StoreRequest{Text: aspects[a], Kind: KindOpinion})
+		if !res.Stored || len(res.Conflicts) > 0 {
+			t.Fatalf("%s: %q: %+v, want stored: one holder on another aspect is no conflict", a, aspects[a], res)
+		}
+		ids[a] = res.ID
+	}
+
+	// Restatements: codex can write main, so main's opinion is re-affirmed;
+	// claude cannot, so its restatement is stored and links main's.
+	tick()
+	res := h.store(codex, StoreRequest{Text: "Lena would rather have code reviews before noon.", Kind: KindOpinion})
+	if !res.Reaffirmed || res.ID != ids["reviews"] {
+		t.Fatalf("codex restates reviews: %+v, want main's %s re-affirmed", res, ids["reviews"])
+	}
+	tick()
+	res = h.store(claude, StoreRequest{Text: "Lena is a big fan of sparkling water with lunch.", Kind: KindOpinion})
+	if !res.Stored || !slices.Equal(res.Linked, []string{ids["lunch"]}) {
+		t.Fatalf("claude restates lunch: %+v, want stored, linking main's %s", res, ids["lunch"])
+	}
+	current := map[string]string{"lunch": res.ID}
+
+	// A changed mind, stored by claude: reported with main's record, then
+	// linked (claude may only read main).
+	tick()
+	res = h.store(claude, StoreRequest{Text: "Lena now prefers Helix as her editor.", Kind: KindOpinion})
+	if res.Stored || len(res.Conflicts) != 1 || res.Conflicts[0].ID != ids["editor"] || res.Conflicts[0].Namespace != "main" {
+		t.Fatalf("claude's Helix: %+v, want a conflict with main's Zed %s", res, ids["editor"])
+	}
+	res = h.store(claude, StoreRequest{Text: "Lena now prefers Helix as her editor.", Kind: KindOpinion, Supersedes: []string{ids["editor"]}})
+	if !res.Stored || len(res.Superseded) != 0 || !slices.Equal(res.Linked, []string{ids["editor"]}) {
+		t.Fatalf("claude's Helix with supersedes: %+v, want stored, linking %s", res, ids["editor"])
+	}
+	current["editor"] = res.ID
+	// And by codex, which may write main: superseded there.
+	tick()
+	res = h.store(codex, StoreRequest{Text: "Lena now prefers black coffee, no oat milk in her coffee.", Kind: KindOpinion})
+	if res.Stored || len(res.Conflicts) != 1 || res.Conflicts[0].ID != ids["coffee"] {
+		t.Fatalf("codex's coffee: %+v, want a conflict with %s", res, ids["coffee"])
+	}
+	res = h.store(codex, StoreRequest{Text: "Lena now prefers black coffee, no oat milk in her coffee.", Kind: KindOpinion, Supersedes: []string{ids["coffee"]}})
+	if !res.Stored || !slices.Equal(res.Superseded, []string{ids["coffee"]}) {
+		t.Fatalf("codex's coffee with supersedes: %+v, want %s superseded", res, ids["coffee"])
+	}
+	current["coffee"] = res.ID
+	for _, a := range order {
+		if current[a] == "" {
+			current[a] = ids[a]
+		}
+	}
+	older := map[string][]string{"editor": {ids["editor"]}, "lunch": {ids["lunch"]}, "coffee": {ids["coffee"]}}
+
+	// Search, as the user (reads every namespace): per aspect, the current
+	// opinion is the first of its aspect, and every other one of that
+	// aspect is marked updated_by or gone.
+	for _, tc := range []struct{ aspect, query string }{
+		{"editor", "Which editor does Lena prefer?"},
+		{"lunch", "What does Lena drink with lunch?"},
+		{"reviews", "When does Lena want code reviews?"},
+		{"monorepo", "What does Lena think of a monorepo?"},
+		{"coffee", "How does Lena take her coffee?"},
+		{"tea", "Does Lena like tea?"},
+	} {
+		hits, err := user.Search(SearchRequest{Query: tc.query, TopK: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var first *SearchHit
+		for i := range hits {
+			hit := &hits[i]
+			switch {
+			case hit.ID == current[tc.aspect]:
+				if first == nil {
+					first = hit
+				}
+				if hit.UpdatedBy != "" {
+					t.Errorf("%s: the current opinion %q is marked updated by %s", tc.aspect, hit.Text, hit.UpdatedBy)
+				}
+			case slices.Contains(older[tc.aspect], hit.ID):
+				if first == nil {
+					t.Errorf("%s: the older %q ranks above the current opinion", tc.aspect, hit.Text)
+				}
+				if hit.UpdatedBy != current[tc.aspect] {
+					t.Errorf("%s: the older %q is not marked updated by %s: %q", tc.aspect, hit.Text, current[tc.aspect], hit.UpdatedBy)
+				}
+				if tc.aspect == "coffee" {
+					t.Errorf("coffee: the superseded %q is still in search", hit.Text)
+				}
+			}
+			if hit.UpdatedBy == "" && hit.Kind == KindOpinion && hit.ID != current[tc.aspect] && aspectOf(current, hit.ID) == tc.aspect {
+				t.Errorf("%s: two current opinions", tc.aspect)
+			}
+		}
+		if first == nil {
+			t.Errorf("%s: %q did not find the current opinion %s in %d hits", tc.aspect, tc.query, current[tc.aspect], len(hits))
+		}
+	}
+
+	// Claude changes its mind again, superseding its own Helix: main's Zed
+	// is updated by the new one (the link follows superseded_by).
+	tick()
+	vim := h.store(claude, StoreRequest{Text: "Lena now prefers Vim as her editor.", Kind: KindOpinion, Supersedes: []string{current["editor"]}})
+	if !vim.Stored {
+		t.Fatalf("claude's Vim: %+v", vim)
+	}
+	hits, err := user.Search(SearchRequest{Query: "Which editor does Lena prefer?", TopK: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	zedSeen := false
+	for i, hit := range hits {
+		if hit.ID == ids["editor"] {
+			zedSeen = true
+			if hit.UpdatedBy != vim.ID || i == 0 {
+				t.Errorf("after Vim: main's Zed at %d, updated by %q, want below Vim and updated by %s", i, hit.UpdatedBy, vim.ID)
+			}
+		}
+	}
+	if !zedSeen {
+		t.Errorf("after Vim: main's Zed is not among the top 10 at all")
+	}
+
+	// The audit, as the user: plant one true conflict kept on purpose
+	// (supersedes=[]); --dry-run lists exactly it, --keep-newest changes
+	// exactly it.
+	tick()
+	tabs := h.store(user, StoreRequest{Text: "Lena prefers tabs for Go code.", Kind: KindOpinion}).ID
+	tick()
+	spaces := h.store(user, StoreRequest{Text: "Lena prefers spaces for Go code.", Kind: KindOpinion, Supersedes: []string{}}).ID
+	live := liveIDs(t, user)
+	dry, err := user.OpinionsAudit(OpinionsAuditOptions{KeepNewest: true, DryRun: true, NoBackfill: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dry.Clusters) != 1 || dry.Clusters[0].Keep != spaces || !slices.Equal(dry.Clusters[0].Superseded, []string{tabs}) || dry.Written {
+		t.Fatalf("dry run: %+v, want exactly %s superseded by %s", dry.Clusters, tabs, spaces)
+	}
+	if got := liveIDs(t, user); !slices.Equal(got, live) {
+		t.Fatalf("a dry run changed the live set")
+	}
+	rep, err := user.OpinionsAudit(OpinionsAuditOptions{KeepNewest: true, NoBackfill: true})
+	if err != nil || !rep.Written {
+		t.Fatal(rep, err)
+	}
+	want := slices.DeleteFunc(slices.Clone(live), func(id string) bool { return id == tabs })
+	if got := liveIDs(t, user); !slices.Equal(got, want) {
+		t.Fatalf("--keep-newest: live %v, want %v (only %s superseded)", got, want, tabs)
+	}
+}
+
+func aspectOf(current map[string]string, id string) string {
+	for a, c := range current {
+		if c == id {
+			return a
+		}
+	}
+	return ""
+}
+
+// liveIDs are the ids of the live records the caller can read, sorted.
+func liveIDs(t *testing.T, v *Vault) []string {
+	t.Helper()
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	var out []string
+	for id, r := range v.st.records {
+		if r.Live() && !r.Reference && v.canRead(r.Namespace) {
+			out = append(out, id)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
