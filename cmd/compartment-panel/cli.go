@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 )
@@ -106,7 +107,9 @@ type State struct {
 	NeedKeyfile bool // locked, and unlocking needs the keyfile (two-factor unlock)
 	Path        string
 	Live        int
-	Organic     int
+	Organic     int // the user's own: not reference facts, not packs
+	Reference   int
+	Packs       int
 	HookOn      bool
 	RefInSearch bool
 	AutoLockMin int
@@ -131,6 +134,8 @@ func (c *CLI) Load() (State, error) {
 		NeedKeyfile bool   `json:"keyfile_required"`
 		Live        int    `json:"live"`
 		Organic     int    `json:"organic_records"`
+		Reference   int    `json:"reference_records"`
+		Packs       int    `json:"pack_records"`
 	}
 	if err := c.runJSON(&status, "status", "--json"); err != nil {
 		if strings.Contains(err.Error(), "no vault") || strings.Contains(err.Error(), "does not exist") {
@@ -139,7 +144,7 @@ func (c *CLI) Load() (State, error) {
 		return st, err
 	}
 	st.Path, st.Locked, st.NeedKeyfile = status.Path, status.Locked, status.NeedKeyfile
-	st.Live, st.Organic = status.Live, status.Organic
+	st.Live, st.Organic, st.Reference, st.Packs = status.Live, status.Organic, status.Reference, status.Packs
 	var cfg struct {
 		Ref      bool `json:"include_reference_in_search"`
 		AutoLock int  `json:"auto_lock_minutes"`
@@ -164,14 +169,7 @@ func (c *CLI) Load() (State, error) {
 		}
 	}
 	if !st.Locked {
-		var recent []struct {
-			Text string `json:"text"`
-		}
-		if err := c.runJSON(&recent, "recent", "--limit", "5", "--json"); err == nil {
-			for _, r := range recent {
-				st.Recent = append(st.Recent, r.Text)
-			}
-		}
+		st.Recent = c.newestOwn()
 	}
 	return st, nil
 }
@@ -217,3 +215,32 @@ func (c *CLI) Connect(client string) error {
 	_, err := c.run("", nil, "integrate", client)
 	return err
 }
+
+// newestOwn is the newest memories of the user's own, newest first:
+// `recent` leaves reference facts out but lists packs' records, which are
+// not the user's either.
+func (c *CLI) newestOwn() []string {
+	var recent []recentLine
+	if err := c.runJSON(&recent, "recent", "--limit", "50", "--json"); err != nil {
+		return nil
+	}
+	// Sorted here, whatever order `recent` prints in.
+	slices.SortStableFunc(recent, func(a, b recentLine) int { return b.Created.Compare(a.Created) })
+	var out []string
+	for _, r := range recent {
+		if ns := r.Namespace; len(out) < maxNewest && ns != "packs" && !strings.HasPrefix(ns, "packs/") {
+			out = append(out, r.Text)
+		}
+	}
+	return out
+}
+
+// recentLine is the part of a `recent --json` memory the panel shows.
+type recentLine struct {
+	Text      string    `json:"text"`
+	Namespace string    `json:"namespace"`
+	Created   time.Time `json:"created"`
+}
+
+// maxNewest is how many of the newest memories the panel lists.
+const maxNewest = 5

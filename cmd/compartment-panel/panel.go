@@ -216,10 +216,8 @@ func view(st State, err error, busy bool) View {
 	case v.Missing:
 	case v.Locked:
 		v.Counts = "Unlock to see your memories."
-	case st.Live == 1:
-		v.Counts = fmt.Sprintf("1 memory, %d of it your own", st.Organic)
 	default:
-		v.Counts = fmt.Sprintf("%d memories, %d of them your own (the rest are reference facts and packs)", st.Live, st.Organic)
+		v.Counts = ownCounts(st)
 	}
 	for _, ag := range panelAgents {
 		if st.Agents[ag.ID] {
@@ -235,6 +233,26 @@ func view(st State, err error, busy bool) View {
 		v.Recent = []string{"(no memories yet)"}
 	}
 	return v
+}
+
+// ownCounts leads with the user's own memories; reference facts and packs
+// follow, when there are any.
+func ownCounts(st State) string {
+	own := fmt.Sprintf("%d memories of your own", st.Organic)
+	if st.Organic == 1 {
+		own = "1 memory of your own"
+	}
+	var also []string
+	if st.Reference > 0 {
+		also = append(also, fmt.Sprintf("%d reference facts", st.Reference))
+	}
+	if st.Packs > 0 {
+		also = append(also, fmt.Sprintf("%d from packs", st.Packs))
+	}
+	if len(also) == 0 {
+		return own
+	}
+	return own + " (and " + strings.Join(also, ", ") + ")"
 }
 
 // View returns what the panel says now, including a message of its own

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/compartment/compartment/internal/vault"
 )
 
 // ExportCmd writes the vault as plaintext JSONL.
@@ -97,8 +99,26 @@ func (c *ImportCmd) Run(app *App) error {
 	if c.JSON {
 		return printJSON(app.Stdout, res)
 	}
-	fmt.Fprintf(app.Stdout, "imported %d memories and %d relations from %d lines (%d already present)\n", res.Stored, res.Relations, res.Lines, res.Skipped)
+	fmt.Fprintf(app.Stdout, "imported %d memories and %d relations from %d lines\n", res.Stored, res.Relations, res.Lines)
+	for _, line := range importSkips(res) {
+		fmt.Fprintf(app.Stdout, "  skipped %s\n", line)
+	}
 	return nil
+}
+
+// importSkips says, one line per reason, what an import skipped and why.
+func importSkips(res vault.ImportResult) []string {
+	var out []string
+	if res.Present > 0 {
+		out = append(out, fmt.Sprintf("%d already in the vault (same id, claim or relation)", res.Present))
+	}
+	if res.Reference > 0 {
+		out = append(out, fmt.Sprintf("%d reference facts: the vault has its own (`compartment reference update` refreshes them)", res.Reference))
+	}
+	if res.Packs > 0 {
+		out = append(out, fmt.Sprintf("%d pack records: packs are installed whole and signed, with `compartment pack install`", res.Packs))
+	}
+	return out
 }
 
 // countLines counts the newlines of a regular file for the progress bar,

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +11,8 @@ import (
 
 	"github.com/compartment/compartment/internal/capture"
 	"github.com/compartment/compartment/internal/integrate"
+	"github.com/compartment/compartment/internal/vault"
+	"github.com/compartment/compartment/vaultfmt"
 )
 
 // HookCmd manages Claude Code's capture hook and runs it.
@@ -73,10 +73,18 @@ func (c *HookStatusCmd) Run(app *App) error {
 		return err
 	}
 	_, unlocked := app.quietCredential()
+	pending, err := capture.Pending(app.Vault)
+	if err != nil {
+		return err
+	}
 	if c.JSON {
 		return printJSON(app.Stdout, map[string]any{
 			"installed": len(cmds) > 0, "commands": cmds, "settings": integrate.ClaudeSettings(e), "vault_unlocked": unlocked,
+			"pending": len(pending), "pending_list": capture.PendingPath(app.Vault),
 		})
+	}
+	if len(pending) > 0 {
+		defer fmt.Fprintf(app.Stdout, "waiting: %d memory files written while the vault was locked; the next unlock imports them\n", len(pending))
 	}
 	if len(cmds) == 0 {
 		fmt.Fprintf(app.Stdout, "capture hook: not installed in %s (`compartment hook install`)\n", integrate.ClaudeSettings(e))
@@ -89,7 +97,7 @@ func (c *HookStatusCmd) Run(app *App) error {
 	if unlocked {
 		fmt.Fprintln(app.Stdout, "vault: unlocked, so memory files Claude Code writes are stored")
 	} else {
-		fmt.Fprintln(app.Stdout, "vault: locked, so the hook stores nothing until `compartment unlock`")
+		fmt.Fprintln(app.Stdout, "vault: locked, so memory files Claude Code writes wait for `compartment unlock` (their paths are listed, not their content)")
 	}
 	return nil
 }
@@ -127,9 +135,10 @@ func shellQuote(s string) string {
 }
 
 // HookCaptureCmd is what the hook runs. It always exits 0 within
-// captureBudget, prints nothing (Claude Code shows a hook's output in the
-// transcript), and stores nothing while the vault is locked. Problems go
-// to hook.log beside the integration state.
+// captureBudget and prints nothing (Claude Code shows a hook's output in
+// the transcript). While the vault is locked it stores nothing: a memory
+// file's path goes on the pending list for the next unlock, a turn is
+// dropped. Problems go to hook.log beside the integration state.
 type HookCaptureCmd struct {
 	JSON bool `help:"Print what was stored as JSON (for hosts that want to know; the Claude Code hook prints nothing)." name:"json"`
 }
@@ -137,19 +146,6 @@ type HookCaptureCmd struct {
 // captureBudget bounds one capture; Claude Code's own limit for the hook
 // (30 s in the settings) is well above it.
 const captureBudget = 20 * time.Second
-
-// maxHookInput bounds what is read from stdin and from a memory file.
-const maxHookInput = 4 << 20
-
-// hookEvent is the part of Claude Code's PostToolUse input the hook reads.
-type hookEvent struct {
-	HookEventName string `json:"hook_event_name"`
-	ToolName      string `json:"tool_name"`
-	Cwd           string `json:"cwd"`
-	ToolInput     struct {
-		FilePath string `json:"file_path"`
-	} `json:"tool_input"`
-}
 
 func (c *HookCaptureCmd) Run(app *App) error {
 	done := make(chan captureReport, 1)
@@ -174,107 +170,87 @@ func (c *HookCaptureCmd) Run(app *App) error {
 type captureReport struct {
 	Stored     int    `json:"stored"`
 	Duplicates int    `json:"duplicates"`
+	Pending    bool   `json:"pending,omitempty"` // locked: the file waits for the next unlock
 	Skipped    string `json:"skipped,omitempty"`
 }
 
 func (c *HookCaptureCmd) capture(app *App) (captureReport, error) {
-	in, err := io.ReadAll(io.LimitReader(app.Stdin, maxHookInput))
+	raw, err := io.ReadAll(io.LimitReader(app.Stdin, capture.MaxHookInput))
 	if err != nil {
 		return captureReport{}, fmt.Errorf("read stdin: %w", err)
 	}
-	var probe map[string]json.RawMessage
-	if err := json.Unmarshal(in, &probe); err != nil {
-		return captureReport{Skipped: "input is not a JSON object"}, fmt.Errorf("hook input is not a JSON object: %v", err)
+	in, err := capture.ParseInput(raw)
+	if err != nil {
+		return captureReport{Skipped: "input is not a JSON object"}, err
 	}
 	var mems []capture.Memory
-	source := "from chat"
-	var discovered string
-	_, isHook := probe["hook_event_name"]
-	if isHook {
-		var ev hookEvent
-		if err := json.Unmarshal(in, &ev); err != nil {
-			return captureReport{}, fmt.Errorf("hook input: %v", err)
-		}
-		path := ev.ToolInput.FilePath
-		if path != "" && !filepath.IsAbs(path) && ev.Cwd != "" {
-			path = filepath.Join(ev.Cwd, path)
-		}
-		if ev.HookEventName != "PostToolUse" || !isClaudeMemoryFile(integrate.HostEnv(), path) {
+	source, discovered, file := "from chat", "", ""
+	if in.Event != nil {
+		e := integrate.HostEnv()
+		if file = in.Event.MemoryFile(e); file == "" {
 			return captureReport{Skipped: "not a memory file"}, nil
 		}
-		text, mod, err := readMemoryFile(path)
+		text, day, err := capture.ReadMemoryFile(e, file)
 		if err != nil {
-			return captureReport{}, err
+			return captureReport{Skipped: "the file is not one the hook reads"}, err
 		}
-		source, discovered = "Claude Code memory file "+path, mod
+		source, discovered = capture.FileSource(file), day
 		mems = capture.File(text, capture.MaxChars)
-	} else {
-		var t capture.Turn
-		if err := json.Unmarshal(in, &t); err != nil {
-			return captureReport{}, fmt.Errorf("turn input: %v", err)
+		if app.Caller == defaultCaller {
+			app.Caller = capture.DefaultCaller // as the installed hook says; a turn's host names itself
 		}
-		mems = capture.FromTurn(t, capture.MaxChars)
+	} else {
+		mems = capture.FromTurn(*in.Turn, capture.MaxChars)
 	}
 	if len(mems) == 0 {
 		return captureReport{Skipped: "nothing to store"}, nil
 	}
 	u, ok := app.quietCredential()
 	if !ok {
-		return captureReport{Skipped: "the vault is locked"}, nil
+		if file == "" {
+			return captureReport{Skipped: "the vault is locked"}, errors.New("a turn was not stored: the vault is locked (only memory files wait for the next unlock)")
+		}
+		if err := vaultExists(app.Vault); err != nil {
+			return captureReport{Skipped: "no vault"}, err
+		}
+		// The path, never the content, waits for the next unlock.
+		return captureReport{Pending: true}, capture.AddPending(app.Vault, file, app.Caller, time.Now())
 	}
-	if isHook && app.Caller == defaultCaller {
-		app.Caller = "claude-code" // as the installed hook says; a turn's host names itself
-	}
+	app.importPending(u)
 	v, err := app.openVaultWith(u)
 	if err != nil {
 		return captureReport{}, err
 	}
 	defer v.Close()
-	n, err := storeMemories(v, mems, source, discovered, "")
-	return captureReport{Stored: n.stored, Duplicates: n.duplicates}, err
+	n, err := capture.Store(v, mems, source, discovered, "")
+	return captureReport{Stored: n.Stored, Duplicates: n.Duplicates}, err
 }
 
-// isClaudeMemoryFile: a CLAUDE.md (or CLAUDE.local.md) anywhere, or a
-// Markdown file in a project's memory directory under Claude Code's
-// projects directory.
-func isClaudeMemoryFile(e integrate.Env, path string) bool {
-	if path == "" {
-		return false
-	}
-	base := filepath.Base(path)
-	if base == "CLAUDE.md" || base == "CLAUDE.local.md" {
-		return true
-	}
-	rel, err := filepath.Rel(integrate.ClaudeProjects(e), path)
-	if err != nil || strings.HasPrefix(rel, "..") || !strings.HasSuffix(base, ".md") {
-		return false
-	}
-	parts := strings.Split(filepath.ToSlash(rel), "/")
-	return len(parts) >= 3 && parts[1] == "memory"
-}
-
-// readMemoryFile reads a memory file (bounded), without the block
-// compartment itself manages in CLAUDE.md, and its modification day.
-func readMemoryFile(path string) (text, day string, err error) {
-	f, err := os.Open(path)
+// importPending imports the memory files the hook listed while the vault
+// was locked (capture.ImportPending), opening the vault with u as each
+// listed caller. It is what every unlock path calls; problems go to
+// hook.log, a summary to stderr.
+func (app *App) importPending(u vaultfmt.Unlock) capture.PendingResult {
+	res, err := capture.ImportPending(app.Vault, integrate.HostEnv(), func(caller string) (*vault.Vault, func(), error) {
+		saved := app.Caller
+		app.Caller = caller
+		defer func() { app.Caller = saved }()
+		v, err := app.openVaultWith(u)
+		if err != nil {
+			return nil, nil, err
+		}
+		return v, func() { v.Close() }, nil
+	})
 	if err != nil {
-		return "", "", err
+		hookLog(fmt.Errorf("import of the files captured while locked: %w", err))
 	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxHookInput))
-	if err != nil {
-		return "", "", err
+	for _, s := range res.Skipped {
+		hookLog(fmt.Errorf("captured while locked, not imported: %s: %s", s.Path, s.Reason))
 	}
-	if fi, err := f.Stat(); err == nil {
-		day = fi.ModTime().Format("2006-01-02")
+	if res.Files > 0 && app.Stderr != nil {
+		fmt.Fprintf(app.Stderr, "imported %d new memories from %d memory files written while the vault was locked\n", res.Stored, res.Files)
 	}
-	if from, to, ok := integrate.IsManagedBlock(string(b)); ok {
-		b = append(append([]byte(nil), b[:from]...), b[to:]...)
-	}
-	if !bytes.ContainsFunc(b, func(r rune) bool { return r != ' ' && r != '\n' && r != '\t' }) {
-		return "", day, nil
-	}
-	return string(b), day, nil
+	return res
 }
 
 // hookLog appends one line to hook.log (kept under 1 MiB), the hook's

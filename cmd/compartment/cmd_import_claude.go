@@ -1,17 +1,10 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"sort"
-	"strings"
 
 	"github.com/compartment/compartment/internal/capture"
 	"github.com/compartment/compartment/internal/integrate"
-	"github.com/compartment/compartment/internal/vault"
 )
 
 // ImportClaudeCmd copies what Claude Code wrote into the vault.
@@ -28,15 +21,19 @@ func (c *ImportClaudeCmd) Run(app *App) error {
 		return err
 	}
 	if c.JSON {
-		return printJSON(app.Stdout, map[string]any{"files": n.files, "claims": n.claims, "stored": n.stored, "duplicates": n.duplicates, "refused": n.refused, "dry_run": c.DryRun})
+		return printJSON(app.Stdout, map[string]any{"files": n.Files, "claims": n.Claims, "stored": n.Stored, "duplicates": n.Duplicates,
+			"refused": n.Refused, "skipped": n.skipped, "dry_run": c.DryRun})
+	}
+	for _, s := range n.skipped {
+		fmt.Fprintf(app.Stdout, "skipped %s: %s\n", s.Path, s.Reason)
 	}
 	if c.DryRun {
-		fmt.Fprintf(app.Stdout, "%d claims in %d files; nothing was stored (dry run)\n", n.claims, n.files)
+		fmt.Fprintf(app.Stdout, "%d claims in %d files; nothing was stored (dry run)\n", n.Claims, n.Files)
 		return nil
 	}
-	fmt.Fprintf(app.Stdout, "%d files, %d claims: %d stored, %d already in the vault", n.files, n.claims, n.stored, n.duplicates)
-	if n.refused > 0 {
-		fmt.Fprintf(app.Stdout, ", %d refused by the vault", n.refused)
+	fmt.Fprintf(app.Stdout, "%d files, %d claims: %d stored, %d already in the vault", n.Files, n.Claims, n.Stored, n.Duplicates)
+	if n.Refused > 0 {
+		fmt.Fprintf(app.Stdout, ", %d refused by the vault", n.Refused)
 	}
 	fmt.Fprintln(app.Stdout)
 	return nil
@@ -50,75 +47,36 @@ type importOptions struct {
 	list      bool // print each claim in a dry run
 }
 
-type storeCounts struct {
-	files, claims, stored, duplicates, refused int
-}
-
-// claudeMemoryFiles lists the memory files Claude Code keeps: the user's
-// CLAUDE.md, every project's memory directory, and the CLAUDE.md files
-// under the given project directories.
-func claudeMemoryFiles(e integrate.Env, dirs []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	add := func(p string) {
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && !seen[p] {
-			seen[p] = true
-			out = append(out, p)
-		}
-	}
-	add(integrate.ClaudeMD(e))
-	mem, _ := filepath.Glob(filepath.Join(integrate.ClaudeProjects(e), "*", "memory", "*.md"))
-	sort.Strings(mem)
-	for _, p := range mem {
-		add(p)
-	}
-	for _, d := range dirs {
-		root := expandPath(d)
-		filepath.WalkDir(root, func(p string, de fs.DirEntry, err error) error {
-			if err != nil {
-				return nil
-			}
-			if de.IsDir() {
-				if name := de.Name(); p != root && (strings.HasPrefix(name, ".") || name == "node_modules" || name == "vendor") {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if de.Name() == "CLAUDE.md" || de.Name() == "CLAUDE.local.md" {
-				add(p)
-			}
-			return nil
-		})
-	}
-	return out
+type importCounts struct {
+	capture.Counts
+	skipped []capture.Skipped
 }
 
 // importClaude stores the claims of every Claude Code memory file. It is
 // copy-only (the files are only read) and repeatable: a claim already in
-// the vault is reported as a duplicate, not stored again.
-func importClaude(app *App, e integrate.Env, o importOptions) (storeCounts, error) {
-	var n storeCounts
-	type fileClaims struct {
-		path, day string
-		mems      []capture.Memory
+// the vault is reported as a duplicate, not stored again. A file the hook
+// would not read (a link, not text, too large) is skipped and reported.
+func importClaude(app *App, e integrate.Env, o importOptions) (importCounts, error) {
+	var n importCounts
+	dirs := make([]string, len(o.dirs))
+	for i, d := range o.dirs {
+		dirs[i] = expandPath(d)
 	}
-	var all []fileClaims
-	for _, p := range claudeMemoryFiles(e, o.dirs) {
-		text, day, err := readMemoryFile(p)
-		if err != nil {
-			return n, err
-		}
-		mems := capture.File(text, capture.MaxChars)
-		n.files++
-		n.claims += len(mems)
-		all = append(all, fileClaims{p, day, mems})
+	files, skipped, err := capture.ReadFiles(e, capture.MemoryFiles(e, dirs))
+	n.skipped = skipped
+	if err != nil {
+		return n, err
+	}
+	n.Files = len(files)
+	for _, f := range files {
+		n.Claims += len(f.Memories)
 		if o.dryRun && o.list {
-			for _, m := range mems {
-				fmt.Fprintf(app.Stdout, "%.2f  %-10s  %s  (%s)\n", m.Importance, m.Tier, m.Text, p)
+			for _, m := range f.Memories {
+				fmt.Fprintf(app.Stdout, "%.2f  %-10s  %s  (%s)\n", m.Importance, m.Tier, m.Text, f.Path)
 			}
 		}
 	}
-	if o.dryRun || n.claims == 0 {
+	if o.dryRun || n.Claims == 0 {
 		return n, nil
 	}
 	u, ok := app.quietCredential()
@@ -126,13 +84,12 @@ func importClaude(app *App, e integrate.Env, o importOptions) (storeCounts, erro
 		if !o.ask {
 			return n, errVaultLocked
 		}
-		var err error
 		if u, err = app.credential(); err != nil {
 			return n, err
 		}
 	}
 	if app.Caller == defaultCaller {
-		app.Caller = "claude-code"
+		app.Caller = capture.DefaultCaller
 		defer func() { app.Caller = defaultCaller }()
 	}
 	v, err := app.openVaultWith(u)
@@ -140,39 +97,6 @@ func importClaude(app *App, e integrate.Env, o importOptions) (storeCounts, erro
 		return n, err
 	}
 	defer v.Close()
-	for _, f := range all {
-		c, err := storeMemories(v, f.mems, "Claude Code memory file "+f.path, f.day, o.namespace)
-		n.stored += c.stored
-		n.duplicates += c.duplicates
-		n.refused += c.refused
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, nil
+	n.Counts, err = capture.StoreFiles(v, files, o.namespace)
+	return n, err
 }
-
-// storeMemories stores each claim on its own, so one the vault refuses
-// (too long for a lowered max_memory_chars, say) does not stop the rest.
-func storeMemories(v *vault.Vault, mems []capture.Memory, source, discovered, namespace string) (storeCounts, error) {
-	var n storeCounts
-	for _, m := range mems {
-		imp := m.Importance
-		res, err := v.Store(vault.StoreRequest{Text: m.Text, Source: source, Importance: &imp, Discovered: discovered, Namespace: namespace})
-		switch {
-		case err != nil && isRefusal(err):
-			n.refused++
-		case err != nil:
-			return n, err
-		case res.Stored:
-			n.stored++
-		default:
-			n.duplicates++
-		}
-	}
-	return n, nil
-}
-
-// isRefusal tells a claim the vault will not take from a failure of the
-// vault itself.
-func isRefusal(err error) bool { return errors.Is(err, vault.ErrInvalid) }

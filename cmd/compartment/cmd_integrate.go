@@ -178,7 +178,7 @@ func (c *IntegrateCmd) wire(app *App, e integrate.Env, st *integrate.State, cl *
 		case err != nil:
 			say("Claude Code: import of its memory files failed: %v (run `compartment import-claude` to retry)", err)
 		default:
-			say("Claude Code: imported %d new memories from its memory files", n.stored)
+			say("Claude Code: imported %d new memories from its memory files", n.Stored)
 		}
 	}
 	desktop, _ := integrate.Find("claude-desktop")

@@ -45,6 +45,7 @@ func (c *UnlockCmd) Run(app *App) error {
 	if err := s.Unlock(unlock, c.Once); err != nil {
 		return err
 	}
+	app.importPending(unlock) // memory files the hook saw while locked (cmd_hook.go)
 	if app.Keyfile != "" {
 		if need, _ := session.NeedsKeyfile(app.Vault); need {
 			if err := session.RememberKeyfile(app.Vault, app.Keyfile); err != nil {

@@ -1,8 +1,14 @@
 // Package capture turns what an agent host hands over - a memory file
 // Claude Code wrote, or one conversation turn - into one-claim memories
-// with an importance from fixed tiers. It is deterministic (rules, no
-// model), so the same input always gives the same memories, and it knows
-// nothing about vaults or hosts: callers store what it returns.
+// with an importance from fixed tiers, and stores them. The splitting and
+// classifying is deterministic (rules, no model), so the same input always
+// gives the same memories. Around it: the capture hook's input (a Claude
+// Code event or a turn), which files are memory files and how they may be
+// read (regular files inside the memory directories, UTF-8 text, bounded),
+// finding Claude Code's memory files for import-claude, storing claims into
+// a vault, and the pending list of files seen while the vault was locked.
+// It knows nothing about the CLI, MCP or unlock credentials: callers open
+// the vault and hand it over.
 package capture
 
 import (
@@ -76,14 +82,18 @@ func isSmallTalk(s string) bool {
 }
 
 // Classify gives a claim its importance tier. The rules are checked in
-// order: small talk, decisions and consent, personal facts and
-// preferences, the machine and its configuration, everything else.
+// order: small talk (a bare consent or thanks included), decisions,
+// personal facts and preferences, the machine and its configuration,
+// everything else.
 func Classify(s string) float64 {
 	low := strings.ToLower(s)
 	switch {
-	case isSmallTalk(s):
+	case isSmallTalk(s) || isThanks(s) || IsConsent(s):
+		// A bare "yes" or "ok thanks" on its own records nothing: a
+		// consent is a decision only with the question it answers
+		// ([FromTurn]).
 		return SmallTalk
-	case IsConsent(s) || decisionRe.MatchString(low):
+	case decisionRe.MatchString(low):
 		return Decision
 	case personalRe.MatchString(low):
 		return Personal

@@ -11,7 +11,8 @@ func TestClassify(t *testing.T) {
 		want float64
 	}{
 		{"We decided to move the customer records to Postgres", Decision},
-		{"yes, send it", Decision},
+		{"yes, send it", SmallTalk}, // consent without its question
+		{"ok thanks", SmallTalk},
 		{"Always run the linter before committing", Decision},
 		{"Priya prefers code reviews before noon", Personal},
 		{"My daughter's birthday is on 3 May", Personal},
@@ -90,12 +91,12 @@ func TestFromTurn(t *testing.T) {
 	if len(m) != 2 || m[0].Importance != Machine || m[1].Importance != Personal {
 		t.Fatalf("statements: %+v", m)
 	}
-	// A consent with no question before it is an ordinary reply.
+	// A consent with no question before it says nothing.
 	m = FromTurn(Turn{Assistant: "Deployed.", User: "ok"}, 0)
-	if len(m) != 1 || strings.Contains(m[0].Text, "agreed") {
+	if len(m) != 0 {
 		t.Fatalf("consent without a question: %+v", m)
 	}
-	long := FromTurn(Turn{Assistant: strings.Repeat("very ", 80) + "long question?", User: "yes"}, 200)
+	long := FromTurn(Turn{Assistant: "Shall I send the " + strings.Repeat("very ", 80) + "long question?", User: "yes"}, 200)
 	if len(long) != 1 || len([]rune(long[0].Text)) > 200 {
 		t.Fatalf("long consent: %+v", long)
 	}

@@ -14,7 +14,6 @@ var (
 	headingRe  = regexp.MustCompile(`^\s{0,3}#{1,6}(\s|$)`)
 	linkOnlyRe = regexp.MustCompile(`^\[[^\]]*\]\([^)]*\.md\)\s*(?:[-—–:]\s*.*)?$`)
 	emphasisRe = regexp.MustCompile("(\\*\\*|__|`)")
-	sentenceRe = regexp.MustCompile(`([.!?])\s+`)
 )
 
 // SplitMarkdown splits a memory file (CLAUDE.md, a file in Claude Code's
@@ -26,7 +25,7 @@ func SplitMarkdown(text string, max int) []string {
 	if max <= 0 {
 		max = MaxChars
 	}
-	text = strings.ReplaceAll(text, "\r\n", "\n")
+	text = CleanText(strings.ReplaceAll(text, "\r\n", "\n"))
 	text = stripFrontMatter(text)
 	text = stripComments(text)
 	var out []string
@@ -76,7 +75,7 @@ func SplitText(text string, max int) []string {
 		max = MaxChars
 	}
 	var out []string
-	for _, p := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n") {
+	for _, p := range strings.Split(CleanText(strings.ReplaceAll(text, "\r\n", "\n")), "\n") {
 		p = bulletRe.ReplaceAllString(p, "")
 		out = append(out, sentences(p, max)...)
 	}
@@ -111,13 +110,9 @@ func stripComments(text string) string {
 // sentences splits one paragraph into sentences, then any sentence still
 // longer than max at clause breaks and finally between words.
 func sentences(p string, max int) []string {
-	p = strings.Join(strings.Fields(emphasisRe.ReplaceAllString(p, "")), " ")
-	if p == "" {
-		return nil
-	}
 	var out []string
-	for _, s := range strings.Split(sentenceRe.ReplaceAllString(p, "$1\x00"), "\x00") {
-		s = strings.TrimSpace(s)
+	for _, s := range Sentences(strings.Join(strings.Fields(p), " ")) {
+		s = strings.Join(strings.Fields(emphasisRe.ReplaceAllString(s, "")), " ")
 		if len([]rune(s)) > max {
 			out = append(out, wrap(s, max)...)
 		} else if hasLetters(s) {

@@ -55,7 +55,7 @@ func BenchmarkOverview20k(b *testing.B) {
 			b.ReportAllocs()
 			for range b.N {
 				if mode == "cold" {
-					s.pages.cached = nil
+					s.pages.cached = [2]*cachedOverview{}
 				}
 				rec := httptest.NewRecorder()
 				s.pages.mux.ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))

@@ -339,7 +339,7 @@ func TestPagesShowTheVault(t *testing.T) {
 		"/memory/" + r.ids["coffee"]: {"Ana prefers her coffee black", "knows", "store"},
 		"/tags":                      {"infra", "&lt;svg onload=alert(4)&gt;"},
 		"/audit":                     {"Intact: 4 entries"},
-		"/memories?ns=home":          {"1 live memories with namespace home", "coffee"},
+		"/memories?ns=home":          {"1 live memories of your own with namespace home", "coffee"},
 		"/graph?as_of=2026-01-01":    {"2 entities, 1 relations"},
 	} {
 		res, body := r.do("GET", path, "", cookie)
@@ -387,7 +387,7 @@ func TestPagesShowTheVault(t *testing.T) {
 func TestLockedVaultShowsOnlyHowToUnlock(t *testing.T) {
 	r := newRig(t)
 	cookie := r.login()
-	if r.do("GET", "/", "", cookie); r.srv.pages.cached == nil {
+	if r.do("GET", "/", "", cookie); r.srv.pages.cached[0] == nil {
 		t.Fatal("the overview was not cached while unlocked")
 	}
 	r.openErr = fmt.Errorf("open: %w", vault.ErrLocked)
@@ -410,7 +410,7 @@ func TestLockedVaultShowsOnlyHowToUnlock(t *testing.T) {
 	if res.StatusCode != http.StatusServiceUnavailable || json.Unmarshal([]byte(body), &ans) != nil || !ans.Locked {
 		t.Errorf("API while locked: %s %s", res.Status, body)
 	}
-	if r.srv.pages.cached != nil {
+	if r.srv.pages.cached != [2]*cachedOverview{} {
 		t.Error("the overview's counts and texts stay cached while the vault is locked")
 	}
 	r.openErr = nil

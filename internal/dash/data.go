@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -19,29 +20,72 @@ type count struct {
 
 // overview is what the first page shows. Counts are over what the caller
 // may read; VaultLive is the whole vault's, for the "you see N of M" line.
+// Live, Organic, Reference and Packs count every live memory; everything
+// else (growth, stored today, newest, tags, sources, the breakdowns)
+// counts the user's own memories only, unless All asks for reference
+// facts and packs too.
 type overview struct {
-	Live, Organic, Reference, Superseded int
-	Relations, AuditEntries, VaultLive   int
-	Namespaces, Kinds, Callers, Sources  []count
-	OtherSources                         int // sources beyond the ones listed
-	Tags                                 int // distinct tags on live memories
-	Growth                               chart
-	Today                                []*vault.Record
-	TodayCount                           int
-	TodayDay                             string
-	Status                               vault.Status
+	All                                 bool // reference facts and packs counted too
+	Live, Organic, Reference, Packs     int
+	Superseded                          int
+	Relations, AuditEntries, VaultLive  int
+	Namespaces, Kinds, Callers, Sources []count
+	OtherSources                        int // sources beyond the ones listed
+	Tags                                int // distinct tags on live memories
+	Growth                              chart
+	Today, Newest                       []*vault.Record
+	TodayCount                          int
+	TodayDay                            string
+	Status                              vault.Status
 }
 
-// maxSources and maxToday bound the overview's lists.
+// maxSources, maxToday and maxNewest bound the overview's lists.
 const (
 	maxSources = 15
 	maxToday   = 50
+	maxNewest  = 10
 )
 
+// organic says whether r is the user's own: stored by them or their
+// agents, not a reference fact and not a pack's record.
+func organic(r *vault.Record) bool {
+	return !r.Reference && r.Namespace != "packs" && !strings.HasPrefix(r.Namespace, "packs/")
+}
+
+// inScope keeps the records a page counts: the user's own, or all.
+func inScope(recs []*vault.Record, all bool) []*vault.Record {
+	if all {
+		return recs
+	}
+	out := make([]*vault.Record, 0, len(recs))
+	for _, r := range recs {
+		if organic(r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // summarize counts the records by namespace, kind, caller and source,
-// organic against reference, and what was stored today (local time).
-func summarize(recs []*vault.Record, st vault.Status, rels int, now time.Time) overview {
-	o := overview{Status: st, Relations: rels, AuditEntries: st.AuditEntries, VaultLive: st.Live}
+// organic against reference facts and packs, and what was stored today
+// (local time), over the user's own memories unless all.
+func summarize(recs []*vault.Record, st vault.Status, rels int, now time.Time, all bool) overview {
+	o := overview{All: all, Status: st, Relations: rels, AuditEntries: st.AuditEntries, VaultLive: st.Live}
+	for _, r := range recs {
+		switch {
+		case !r.Live():
+		case r.Reference:
+			o.Live++
+			o.Reference++
+		case !organic(r):
+			o.Live++
+			o.Packs++
+		default:
+			o.Live++
+			o.Organic++
+		}
+	}
+	recs = inScope(recs, all)
 	ns, kinds, callers, sources := map[string]int{}, map[string]int{}, map[string]int{}, map[string]int{}
 	tags := map[string]bool{}
 	today := localDay(now)
@@ -53,12 +97,6 @@ func summarize(recs []*vault.Record, st vault.Status, rels int, now time.Time) o
 		if !r.Live() {
 			o.Superseded++
 			continue
-		}
-		o.Live++
-		if r.Reference {
-			o.Reference++
-		} else {
-			o.Organic++
 		}
 		ns[r.Namespace]++
 		kinds[r.Kind]++
@@ -78,8 +116,22 @@ func summarize(recs []*vault.Record, st vault.Status, rels int, now time.Time) o
 		o.Sources = o.Sources[:maxSources]
 	}
 	o.Today = storedOn(recs, today, maxToday)
+	o.Newest = newest(recs, maxNewest)
 	o.Growth = growthChart(recs, now)
 	return o
+}
+
+// newest returns up to limit live records, newest stored first (by their
+// stored time: an import keeps the dates it was given).
+func newest(recs []*vault.Record, limit int) []*vault.Record {
+	var out []*vault.Record
+	for _, r := range recs {
+		if r.Live() {
+			out = append(out, r)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b *vault.Record) int { return b.Created.Compare(a.Created) })
+	return out[:min(limit, len(out))]
 }
 
 // storedOn returns up to limit records created on day (local), newest
@@ -106,11 +158,11 @@ func ranked(m map[string]int) []count {
 	return out
 }
 
-// tagCounts counts the tags of live memories.
-func tagCounts(recs []*vault.Record) []count {
+// tagCounts counts the tags of live memories: the user's own, or all.
+func tagCounts(recs []*vault.Record, all bool) []count {
 	m := map[string]int{}
 	for _, r := range recs {
-		if r.Live() {
+		if r.Live() && (all || organic(r)) {
 			for _, t := range r.Tags {
 				m[t]++
 			}
@@ -127,12 +179,14 @@ func localDay(t time.Time) string { return t.In(time.Local).Format(vault.DateLay
 type listFilter struct {
 	Namespace, Tag, Kind, Caller, Source, Day string
 	Superseded                                bool // superseded ones instead of live ones
+	All                                       bool // reference facts and packs too
 }
 
 // match reports whether r passes the filter.
 func (f listFilter) match(r *vault.Record) bool {
 	switch {
 	case f.Superseded == r.Live(),
+		!f.All && !organic(r),
 		f.Namespace != "" && r.Namespace != f.Namespace,
 		f.Kind != "" && r.Kind != f.Kind,
 		f.Caller != "" && r.Caller != f.Caller,
@@ -143,6 +197,24 @@ func (f listFilter) match(r *vault.Record) bool {
 		return slices.ContainsFunc(r.Tags, func(t string) bool { return strings.EqualFold(t, f.Tag) })
 	}
 	return true
+}
+
+// Query is the filter as a query string, with all set as given: the list
+// page's switch between the user's own memories and everything.
+func (f listFilter) Query(all bool) string {
+	v := url.Values{}
+	for name, val := range map[string]string{"ns": f.Namespace, "tag": f.Tag, "kind": f.Kind, "caller": f.Caller, "source": f.Source, "day": f.Day} {
+		if val != "" {
+			v.Set(name, val)
+		}
+	}
+	if f.Superseded {
+		v.Set("superseded", "1")
+	}
+	if all {
+		v.Set("all", "1")
+	}
+	return v.Encode()
 }
 
 // describe says in words what the filter selects.
@@ -156,9 +228,12 @@ func (f listFilter) describe() string {
 			parts = append(parts, p.name+" "+p.val)
 		}
 	}
-	state := "live memories"
+	state := "live memories of your own"
 	if f.Superseded {
-		state = "superseded memories"
+		state = "superseded memories of your own"
+	}
+	if f.All {
+		state = strings.Replace(state, " of your own", "", 1) + " (reference facts and packs included)"
 	}
 	if len(parts) == 0 {
 		return "all " + state

@@ -40,7 +40,7 @@ type pages struct {
 	tmpl map[string]*template.Template
 
 	mu     sync.Mutex
-	cached *cachedOverview
+	cached [2]*cachedOverview // the user's own, and all (by scopeIndex)
 }
 
 // cachedOverview is the last overview computed, good while the vault's
@@ -50,6 +50,14 @@ type cachedOverview struct {
 	version uint64
 	day     string
 	o       overview
+}
+
+// scopeIndex is where the overview of a scope is cached.
+func scopeIndex(all bool) int {
+	if all {
+		return 1
+	}
+	return 0
 }
 
 // view is what every template receives.
@@ -183,19 +191,21 @@ func (p *pages) read(r *http.Request, read reader) (any, error) {
 	if err != nil {
 		// Locked (or gone): keep no counts or texts of it either.
 		p.mu.Lock()
-		p.cached = nil
+		p.cached = [2]*cachedOverview{}
 		p.mu.Unlock()
 		return nil, err
 	}
 	return read(v, r)
 }
 
-func (p *pages) overview(v Reader, _ *http.Request) (any, error) { return p.currentOverview(v) }
+func (p *pages) overview(v Reader, r *http.Request) (any, error) {
+	return p.currentOverview(v, flag(r.URL.Query(), "all"))
+}
 
 // currentOverview returns the overview, computing it again only when the
 // vault changed (here or in another process), was reopened, or the day
 // turned. Counting 20k memories is the costly part of the first page.
-func (p *pages) currentOverview(v Reader) (overview, error) {
+func (p *pages) currentOverview(v Reader, all bool) (overview, error) {
 	version, err := v.Version()
 	if err != nil {
 		return overview{}, err
@@ -203,23 +213,23 @@ func (p *pages) currentOverview(v Reader) (overview, error) {
 	now := p.s.opts.Now()
 	day := localDay(now)
 	p.mu.Lock()
-	c := p.cached
+	c := p.cached[scopeIndex(all)]
 	p.mu.Unlock()
 	if c != nil && c.reader == v && c.version == version && c.day == day {
 		return c.o, nil
 	}
-	o, err := loadOverview(v, now)
+	o, err := loadOverview(v, now, all)
 	if err != nil {
 		return overview{}, err
 	}
 	p.mu.Lock()
-	p.cached = &cachedOverview{reader: v, version: version, day: day, o: o}
+	p.cached[scopeIndex(all)] = &cachedOverview{reader: v, version: version, day: day, o: o}
 	p.mu.Unlock()
 	return o, nil
 }
 
 // loadOverview reads what the overview counts.
-func loadOverview(v Reader, now time.Time) (overview, error) {
+func loadOverview(v Reader, now time.Time, all bool) (overview, error) {
 	st, err := v.Status()
 	if err != nil {
 		return overview{}, err
@@ -232,7 +242,7 @@ func loadOverview(v Reader, now time.Time) (overview, error) {
 	if err != nil {
 		return overview{}, err
 	}
-	return summarize(recs, st, len(rels.Relations), now), nil
+	return summarize(recs, st, len(rels.Relations), now, all), nil
 }
 
 // searchView is the search page: the form as given, and results when a
@@ -251,7 +261,7 @@ func (p *pages) search(v Reader, r *http.Request) (any, error) {
 		return nil, err
 	}
 	sv := searchView{Params: params, Hits: hits, Searched: params.Query != "", Took: took.Round(10 * time.Microsecond).String()}
-	if o, err := p.currentOverview(v); err == nil {
+	if o, err := p.currentOverview(v, true); err == nil {
 		sv.Namespaces = o.Namespaces
 	}
 	return sv, nil
@@ -418,12 +428,20 @@ func loadGraph(v Reader, r *http.Request) (any, error) {
 	return buildGraph(res, asOf), nil
 }
 
-func tags(v Reader, _ *http.Request) (any, error) {
+// tagsView is the tags page: the counts, and whether reference facts and
+// packs are counted too.
+type tagsView struct {
+	All  bool
+	Tags []count
+}
+
+func tags(v Reader, r *http.Request) (any, error) {
 	recs, err := v.Records()
 	if err != nil {
 		return nil, err
 	}
-	return tagCounts(recs), nil
+	all := flag(r.URL.Query(), "all")
+	return tagsView{All: all, Tags: tagCounts(recs, all)}, nil
 }
 
 // auditView is the audit page: the chain's state and its newest entries.

@@ -116,6 +116,7 @@ func parseList(v url.Values) (listFilter, error) {
 		return f, err
 	}
 	f.Superseded = flag(v, "superseded")
+	f.All = flag(v, "all")
 	return f, nil
 }
 

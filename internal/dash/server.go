@@ -105,7 +105,7 @@ func (s *Server) LoginURL() string {
 // the pages to report.
 func (s *Server) Warm() {
 	if v, err := s.opts.Open(); err == nil {
-		s.pages.currentOverview(v)
+		s.pages.currentOverview(v, false)
 	}
 }
 

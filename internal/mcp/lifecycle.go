@@ -225,5 +225,6 @@ func (s *Server) unlock(pass []byte) (unlockOut, error) {
 		return unlockOut{}, err
 	}
 	s.log.Info("vault unlocked by memory_unlock")
+	s.importPending() // memory files the hook saw while locked (pending.go)
 	return unlockOut{Locked: false}, nil
 }

@@ -106,12 +106,36 @@ type importLine struct {
 	ValidTo   string `json:"valid_to"`
 }
 
-// ImportResult counts what an import did.
+// ImportResult counts what an import did. Every line that was not stored
+// is skipped for one of three reasons, counted apart.
 type ImportResult struct {
 	Lines     int `json:"lines"`
 	Stored    int `json:"stored"`
 	Relations int `json:"relations"`
-	Skipped   int `json:"skipped"` // already present (same id, or same claim in the namespace)
+	Skipped   int `json:"skipped"`         // the three below together
+	Present   int `json:"skipped_present"` // already in the vault: same id, same claim in the namespace, or same edge
+	// Reference facts: the vault has its own (`reference update` loads
+	// them), so a second copy would double every one.
+	Reference int `json:"skipped_reference"`
+	// Pack records (namespace packs/…): packs are installed whole, signed,
+	// by `pack install`, never through an import.
+	Packs int `json:"skipped_packs"`
+}
+
+func (r *ImportResult) add(o ImportResult) {
+	r.Stored += o.Stored
+	r.Relations += o.Relations
+	r.Skipped += o.Skipped
+	r.Present += o.Present
+	r.Reference += o.Reference
+	r.Packs += o.Packs
+}
+
+// skipReason says why an import line is not the user's own to import:
+// it is a reference fact, or a pack's record (namespace packs/…, exactly
+// as an export writes it: another spelling is refused as a reserved name).
+func (l *importLine) skipReason() (reference, pack bool) {
+	return l.Reference, isPack(l.Namespace)
 }
 
 // importBatch is how many lines share one embed call and one fsync.
@@ -124,7 +148,9 @@ const MaxImportLine = 1 << 20
 
 // Import reads JSONL (an export, or plain lines with at least text) and
 // stores it in batches of up to 256 lines, keeping ids and dates where
-// given. Each batch (its records, relations and audit entries) commits as
+// given. Reference facts and pack records (and relations sourced from
+// them) are skipped: the vault has its own, so an export imported into a
+// new vault does not double them. Each batch (its records, relations and audit entries) commits as
 // a unit with one fsync: a crash leaves whole batches, and running the
 // same import again skips what is already stored. A malformed line stops
 // the import before its batch is written and names the line; earlier
@@ -136,11 +162,12 @@ func (v *Vault) Import(r io.Reader, defaultSource string, progress func(lines in
 	sc.Buffer(make([]byte, 64<<10), MaxImportLine)
 	var pending []importLine
 	var lineNos []int
+	notOurs := map[string]skipKind{} // ids of skipped reference and pack records
 	flush := func() error {
 		if len(pending) == 0 {
 			return nil
 		}
-		err := v.importBatch(pending, lineNos, defaultSource, &res)
+		err := v.importBatch(pending, lineNos, defaultSource, notOurs, &res)
 		pending, lineNos = pending[:0], lineNos[:0]
 		if progress != nil {
 			progress(res.Lines)
@@ -174,20 +201,52 @@ func (v *Vault) Import(r io.Reader, defaultSource string, progress func(lines in
 	return res, flush()
 }
 
+// skipKind is why a record of an import was not the user's own.
+type skipKind uint8
+
+const (
+	skipReference skipKind = iota + 1
+	skipPack
+)
+
+func (k skipKind) count(res *ImportResult) {
+	res.Skipped++
+	if k == skipPack {
+		res.Packs++
+	} else {
+		res.Reference++
+	}
+}
+
 // importBatch stores one batch of lines in one atomic update: records
 // first, then relations (whose src may be a memory of this very batch).
-func (v *Vault) importBatch(lines []importLine, lineNos []int, defaultSource string, res *ImportResult) error {
+// Reference facts and pack records are skipped (notOurs remembers their
+// ids across batches, so a relation sourced from one is skipped too); the
+// counts reach res only when the batch commits.
+func (v *Vault) importBatch(lines []importLine, lineNos []int, defaultSource string, notOurs map[string]skipKind, res *ImportResult) error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if err := v.refresh(); err != nil {
 		return err
 	}
 	today := v.today()
+	var batch ImportResult
 	var recs []*Record
 	var relLines []int
 	for i, l := range lines {
 		if l.Type == "relation" {
 			relLines = append(relLines, i)
+			continue
+		}
+		if ref, pack := l.skipReason(); ref || pack {
+			kind := skipReference
+			if pack {
+				kind = skipPack
+			}
+			kind.count(&batch)
+			if id := strings.ToLower(strings.TrimSpace(l.ID)); id != "" {
+				notOurs[id] = kind
+			}
 			continue
 		}
 		r, err := v.importRecord(l, defaultSource, today)
@@ -196,8 +255,7 @@ func (v *Vault) importBatch(lines []importLine, lineNos []int, defaultSource str
 		}
 		recs = append(recs, r)
 	}
-	skipped := res.Skipped
-	recs = v.dropKnown(recs, res)
+	recs = v.dropKnown(recs, &batch)
 	chunk := make(map[string]*Record, len(recs))
 	for _, r := range recs {
 		chunk[r.ID] = r
@@ -210,13 +268,22 @@ func (v *Vault) importBatch(lines []importLine, lineNos []int, defaultSource str
 		}
 	}
 	for _, i := range relLines {
-		rel, err := v.importRelation(lines[i], chunk)
+		l := lines[i]
+		if kind, ok := notOurs[strings.ToLower(strings.TrimSpace(l.Src))]; ok && l.Src != "" {
+			kind.count(&batch)
+			continue
+		}
+		if _, pack := l.skipReason(); pack {
+			skipPack.count(&batch)
+			continue
+		}
+		rel, err := v.importRelation(l, chunk)
 		if err != nil {
-			res.Skipped = skipped
 			return fmt.Errorf("import line %d: %w", lineNos[i], err)
 		}
 		if _, ok := v.st.relations[rel.ID]; ok || known[rel.sameAs()] {
-			res.Skipped++
+			batch.Skipped++
+			batch.Present++
 			continue
 		}
 		known[rel.sameAs()] = true
@@ -240,8 +307,8 @@ func (v *Vault) importBatch(lines []importLine, lineNos []int, defaultSource str
 	if err != nil {
 		return err
 	}
-	res.Stored += len(recs)
-	res.Relations += len(rels)
+	batch.Stored, batch.Relations = len(recs), len(rels)
+	res.add(batch)
 	return nil
 }
 
@@ -257,6 +324,7 @@ func (v *Vault) dropKnown(recs []*Record, res *ImportResult) []*Record {
 		key := r.Namespace + "\x00" + normalizeClaim(r.Text)
 		if _, ok := v.st.records[r.ID]; ok || (r.ID == "" && claims[key]) {
 			res.Skipped++
+			res.Present++
 			continue
 		}
 		claims[key] = true
