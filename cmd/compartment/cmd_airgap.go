@@ -131,7 +131,7 @@ func bundleBinary(target, releaseDir, tmp string) (bundledBinary, error) {
 		return bundledBinary{}, fmt.Errorf("airgap-bundle: %w", err)
 	}
 	b := bundledBinary{path: exe, version: version}
-	sig, sigPath := signatureBeside(exe)
+	sig, sigPath := release.SignatureBeside(exe)
 	if sig == nil {
 		b.note = "this program (" + exe + ") is unsigned, a development build: the bundle installs, but `compartment update` will not accept it"
 		return b, nil
@@ -147,17 +147,6 @@ func bundleBinary(target, releaseDir, tmp string) (bundledBinary, error) {
 	}
 	b.sig = sig
 	return b, nil
-}
-
-// signatureBeside reads the compartment.sig that sits beside a binary
-// (<binary>.sig, else compartment.sig in its directory).
-func signatureBeside(bin string) ([]byte, string) {
-	for _, p := range []string{bin + ".sig", filepath.Join(filepath.Dir(bin), "compartment.sig")} {
-		if data, err := os.ReadFile(p); err == nil {
-			return data, p
-		}
-	}
-	return nil, ""
 }
 
 // verifiedArchive finds target's archive in a release directory and checks
