@@ -95,7 +95,11 @@ func orUnknown(v string) string {
 // exactly what is installed) and returns it with its signature.
 func stageCandidate(from, stage string) (string, []byte, error) {
 	if strings.HasSuffix(from, ".tar.gz") || strings.HasSuffix(from, ".tgz") {
-		return ExtractBinary(from, stage)
+		cand, sig, err := ExtractBinary(from, stage)
+		if errors.Is(err, ErrNoBinary) {
+			return "", nil, fmt.Errorf("update: %s holds no compartment program; give a release archive (compartment_VERSION_OS_ARCH.tar.gz) or an airgap bundle (setup airgap-bundle)", from)
+		}
+		return cand, sig, err
 	}
 	sig, _ := SignatureBeside(from)
 	data, err := os.ReadFile(from)

@@ -157,3 +157,15 @@ func TestUpdateRefusalsSayWhatToDo(t *testing.T) {
 		t.Fatal("a refusal changed the target")
 	}
 }
+
+// TestUpdateFromArchiveWithoutProgram: an archive with no compartment in
+// it is refused with what to bring instead.
+func TestUpdateFromArchiveWithoutProgram(t *testing.T) {
+	c := newUpdateCase(t, "v2.0.0")
+	u := c.update("v1.0.0", false)
+	u.From = filepath.Join(t.TempDir(), "readme.tar.gz")
+	writeFile(t, u.From, mustGzipEmptyTar(t))
+	if _, err := u.Run(); err == nil || !strings.Contains(err.Error(), "holds no compartment program; give a release archive") {
+		t.Fatalf("archive without a program: %v", err)
+	}
+}
