@@ -11,17 +11,6 @@ type BundleContents struct {
 	Models     []string // models/<name>
 }
 
-// InstallText is the INSTALL.txt of a release archive (bundle false) or,
-// for bundle true, of a signed
-// airgap bundle holding the program alone. README.md has the full story;
-// this is what a person unpacking the files needs first.
-func InstallText(goos string, bundle bool) string {
-	if bundle {
-		return BundleInstallText(goos, BundleContents{Signed: true, SumsSigned: true})
-	}
-	return ArchiveInstallText(goos, false)
-}
-
 // BundleInstallText is the INSTALL.txt of an airgap bundle: it names
 // exactly the files the bundle holds.
 func BundleInstallText(goos string, c BundleContents) string {
