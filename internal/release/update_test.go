@@ -44,7 +44,7 @@ func TestCompareVersions(t *testing.T) {
 // ordered against the installed one; a newer or equal one passes.
 func TestCheckVersion(t *testing.T) {
 	for _, c := range []struct{ installed, cand string }{
-		{"v1.0.1", "v1.0.0"}, {"v1.0.0", "v1.0.0-rc.1"}, {"v1.0.0", "dev"}, {"", "v9.0.0"},
+		{"v1.0.1", "v1.0.0"}, {"v1.0.0", "v1.0.0-rc.1"}, {"v1.0.0", "dev"}, {"", "v9.0.0"}, {"dev", "cf8298c"},
 	} {
 		err := CheckVersion(c.installed, c.cand, false)
 		if !errors.Is(err, ErrDowngrade) || !strings.Contains(err.Error(), "--allow-downgrade") {
@@ -54,7 +54,8 @@ func TestCheckVersion(t *testing.T) {
 			t.Errorf("%s over %s allowed: %v", c.cand, c.installed, err)
 		}
 	}
-	for _, c := range []struct{ installed, cand string }{{"v1.0.0", "v1.0.1"}, {"v1.0.0", "v1.0.0"}} {
+	// A development build moves to a release; the other way needs the flag.
+	for _, c := range []struct{ installed, cand string }{{"v1.0.0", "v1.0.1"}, {"v1.0.0", "v1.0.0"}, {"dev", "v0.0.0-296-g677e5b4"}, {"cf8298c", "v1.0.0"}} {
 		if err := CheckVersion(c.installed, c.cand, false); err != nil {
 			t.Errorf("%s over %s: %v", c.cand, c.installed, err)
 		}

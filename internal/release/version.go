@@ -104,10 +104,16 @@ func cmpInt(a, b int) int {
 }
 
 // CheckVersion refuses candidate when it is older than installed, or when
-// the two cannot be ordered (a version that is not vMAJOR.MINOR.PATCH, or
-// an installed binary whose version is unknown), unless allowDowngrade.
+// the two cannot be ordered (a candidate that is not vMAJOR.MINOR.PATCH,
+// or an installed binary whose version is unknown), unless allowDowngrade.
+// A development build (installed "dev" or a commit hash) is replaced by any
+// release version: that is how a source build moves to a signed release.
 func CheckVersion(installed, candidate string, allowDowngrade bool) error {
 	if allowDowngrade {
+		return nil
+	}
+	_, candOK := parseVersion(candidate)
+	if _, instOK := parseVersion(installed); candOK && !instOK && installed != "" {
 		return nil
 	}
 	c, ok := compareVersions(candidate, installed)
