@@ -4,14 +4,18 @@
 #   dist/<version>/compartment_<version>_<os>_<arch>.tar.gz   (five archives)
 #   dist/<version>/SHA256SUMS, SHA256SUMS.sig, release.pub
 # Each archive holds compartment/{compartment[.exe], compartment.sig,
-# README.md, INSTALL.txt}. The key is $COMPARTMENT_RELEASE_KEY, else a
+# README.md, INSTALL.txt}, and compartment-panel[.exe] where the panel builds
+# here (the native Linux build, with cgo, and Windows). The key is $COMPARTMENT_RELEASE_KEY, else a
 # development key made on first use under .cache/release/ (RELEASING.md says
 # how a real release key is kept). Archives are reproducible: fixed
 # mtimes, owners and order, gzip without a timestamp.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-version=${VERSION:-$(git describe --always --dirty 2>/dev/null || echo dev)}
+# Versions must order (`update` refuses an older one): the newest v* tag as
+# git describe writes it, else v0.0.0-<commit count>-g<hash> before the first.
+version=${VERSION:-$(git describe --tags --match 'v[0-9]*' --dirty 2>/dev/null ||
+	echo "v0.0.0-$(git rev-list --count HEAD 2>/dev/null || echo 0)-g$(git rev-parse --short HEAD 2>/dev/null || echo 0)")}
 targets=${RELEASE_TARGETS:-"linux/amd64 linux/arm64 darwin/arm64 darwin/amd64 windows/amd64"}
 key=${COMPARTMENT_RELEASE_KEY:-.cache/release/dev-release.key}
 out=dist/$version
@@ -50,8 +54,21 @@ for t in $targets; do
 	GOOS=$os GOARCH=$arch CGO_ENABLED=$cgo nice go build -trimpath -ldflags "$ldflags" -o "$dir/$exe" ./cmd/compartment
 	"$tool" sign-binary -key "$key" -version "$version" -target "$t" "$dir/$exe"
 	[ "$exe" = compartment ] || mv "$dir/$exe.sig" "$dir/compartment.sig"
+	# The panel: cgo (GL, X11) on Linux, so only the native build; none on
+	# macOS here (it needs cgo and Apple's SDK).
+	panel=
+	if [ "$os" = windows ] || { [ "$os" = linux ] && [ "$cgo" = 1 ]; }; then
+		pexe=compartment-panel
+		[ "$os" = windows ] && pexe=compartment-panel.exe
+		if GOOS=$os GOARCH=$arch CGO_ENABLED=$cgo nice go build -trimpath -ldflags "-s -w" -o "$dir/$pexe" ./cmd/compartment-panel; then
+			panel=-panel
+		else
+			echo "release: the panel did not build for $t (see above); the archive has none"
+			rm -f "$dir/$pexe"
+		fi
+	fi
 	cp README.md "$dir/README.md"
-	"$tool" install-text "$os" > "$dir/INSTALL.txt"
+	"$tool" install-text $panel "$os" > "$dir/INSTALL.txt"
 	touch -d "@$epoch" "$dir"/* "$dir"
 	tar --sort=name --mtime="@$epoch" --owner=0 --group=0 --numeric-owner \
 		-C "$stage/$name" -cf - compartment | gzip -n -9 > "$out/$name.tar.gz"
@@ -78,3 +95,12 @@ if [[ " $targets " == *" linux/arm64 "* ]]; then
 fi
 echo "release: wrote $out"
 ls -l "$out"
+cat <<EOF
+release: signed with key $pub (also in $out/release.pub).
+  A build that does not trust this key yet (a source build, make build) updates
+  to these binaries with the key given explicitly:
+      compartment update --from $out/compartment_${version}_<os>_<arch>.tar.gz --key $out/release.pub
+  An airgap bundle whose every file is signed by it:
+      compartment setup airgap-bundle --release $out --release-key $key OUT.tar.gz
+  To make every future build trust it, add it to internal/release/trusted_keys.txt (RELEASING.md).
+EOF

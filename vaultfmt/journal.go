@@ -163,6 +163,13 @@ func (v *Vault) appendLocked(changes []Change) error {
 			delete(v.st.live, c.Item.ID)
 		}
 	}
+	for i := range offs {
+		end := int64(len(buf)) // frame i ends where frame i+1 begins
+		if i+1 < len(offs) {
+			end = offs[i+1] - v.st.end
+		}
+		v.st.extendChain(buf[:end])
+	}
 	v.st.seq += uint64(len(changes))
 	v.st.journalFrames += len(changes)
 	v.st.end += int64(len(buf))

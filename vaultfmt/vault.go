@@ -38,6 +38,9 @@ type fileState struct {
 	payloadItems  int
 	journalFrames int
 	readOnly      bool // opened without write permission
+	// chain holds the history chain values of this epoch (chain.go):
+	// element i after i committed journal frames; filled lazily.
+	chain [][32]byte
 }
 
 // noHandler is used when the caller passes none.
@@ -228,7 +231,15 @@ func (v *Vault) replay(st *fileState, data []byte) error {
 // and st.seq advance frame by frame, so after an error they still describe
 // what was applied.
 func (v *Vault) replayJournal(st *fileState, buf []byte, base int64) error {
-	_, torn, err := walkJournal(buf, base, st.hdr, v.k, st.seq, v.applyFn(st, true))
+	apply := v.applyFn(st, true)
+	chained := func(off, end int64, es []entry) error {
+		if err := apply(off, end, es); err != nil {
+			return err
+		}
+		st.extendChain(buf[:end-base])
+		return nil
+	}
+	_, torn, err := walkJournal(buf, base, st.hdr, v.k, st.seq, chained)
 	if err != nil {
 		return err
 	}
@@ -401,6 +412,9 @@ type Position struct {
 	Epoch   uint64
 	Seq     uint64
 	Digest  [32]byte
+	// Chain is the history chain after Seq frames (chain.go): it names
+	// every frame of the epoch, not only the last.
+	Chain [32]byte
 }
 
 // Before reports whether p is an earlier state than q.
@@ -432,5 +446,6 @@ func (v *Vault) Position() (Position, error) {
 		h.Write(tag)
 	}
 	copy(p.Digest[:], h.Sum(nil))
+	p.Chain = st.history()[st.seq]
 	return p, nil
 }

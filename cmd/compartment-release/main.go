@@ -9,7 +9,7 @@
 //	compartment-release sign-binary -key KEYFILE -version V -target OS/ARCH BINARY
 //	compartment-release sign-sums -key KEYFILE SHA256SUMS
 //	compartment-release verify-sums -pub PUBFILE SHA256SUMS
-//	compartment-release install-text GOOS
+//	compartment-release install-text [-panel] GOOS
 package main
 
 import (
@@ -39,6 +39,7 @@ func run(args []string) error {
 	pubFile := fs.String("pub", "", "public key file")
 	version := fs.String("version", "", "version of the binary")
 	target := fs.String("target", "", "GOOS/GOARCH of the binary")
+	panel := fs.Bool("panel", false, "install-text: the archive holds compartment-panel too")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -87,7 +88,7 @@ func run(args []string) error {
 		}
 		return os.WriteFile(file+".sig", release.SignSums(priv, sums), 0o644)
 	case "install-text":
-		fmt.Print(release.InstallText(file, false))
+		fmt.Print(release.ArchiveInstallText(file, *panel))
 	case "verify-sums":
 		pub, err := release.LoadPublicKey(*pubFile)
 		if err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"os"
@@ -16,12 +17,13 @@ import (
 // SetupAirgapBundleCmd writes everything a machine with no network needs
 // into one .tar.gz.
 type SetupAirgapBundleCmd struct {
-	Out       string   `arg:"" help:"The bundle to write (OUT.tar.gz)." type:"path"`
-	OS        string   `name:"os" help:"Target system: linux, darwin or windows (default: this one)." placeholder:"OS"`
-	Arch      string   `help:"Target architecture: amd64 or arm64 (default: this one)." placeholder:"ARCH"`
-	Release   string   `help:"A release directory (the output of make release: archives, SHA256SUMS, SHA256SUMS.sig) to take the target's binary from; needed for another system than this one." type:"path" placeholder:"DIR"`
-	WithModel []string `help:"Also bundle the embedding model installed in DIR (repeatable), e.g. ~/.compartment/models/bge-small-en-v1.5-int8." type:"path" placeholder:"DIR"`
-	JSON      bool     `help:"Print JSON: the bundle, its files and notes." name:"json"`
+	Out        string   `arg:"" help:"The bundle to write (OUT.tar.gz)." type:"path"`
+	OS         string   `name:"os" help:"Target system: linux, darwin or windows (default: this one)." placeholder:"OS"`
+	Arch       string   `help:"Target architecture: amd64 or arm64 (default: this one)." placeholder:"ARCH"`
+	Release    string   `help:"A release directory (the output of make release: archives, SHA256SUMS, SHA256SUMS.sig) to take the target's binary from; needed for another system than this one." type:"path" placeholder:"DIR"`
+	WithModel  []string `help:"Also bundle the embedding model installed in DIR (repeatable), e.g. ~/.compartment/models/bge-small-en-v1.5-int8." type:"path" placeholder:"DIR"`
+	ReleaseKey string   `name:"release-key" help:"Sign the bundle's SHA256SUMS with this release private key (default $COMPARTMENT_RELEASE_KEY), so install.sh can check every file; without one the bundle installs only when allowed explicitly." type:"path" placeholder:"FILE"`
+	JSON       bool     `help:"Print JSON: the bundle, its files and notes." name:"json"`
 }
 
 // releaseTargets are the systems a release ships to.
@@ -45,7 +47,21 @@ func (c *SetupAirgapBundleCmd) Run(app *App) error {
 	}
 	notes = append(notes, src.note)
 	opts := release.BundleOptions{GOOS: goos, GOARCH: goarch, Binary: src.path, Signature: src.sig,
-		Models: map[string]string{}}
+		Models: map[string]string{}, Panel: src.panel}
+	if src.panel != "" {
+		notes = append(notes, "the panel from "+src.panelFrom)
+	} else {
+		notes = append(notes, "no panel for "+target+" (none beside this program, or not in the release)")
+	}
+	keyFile := orDefault(c.ReleaseKey, os.Getenv("COMPARTMENT_RELEASE_KEY"))
+	if keyFile != "" {
+		if opts.SignKey, err = release.LoadPrivateKey(keyFile); err != nil {
+			return fmt.Errorf("airgap-bundle: %w", err)
+		}
+		notes = append(notes, "SHA256SUMS signed by "+release.FormatKey(opts.SignKey.Public().(ed25519.PublicKey)))
+	} else {
+		notes = append(notes, "SHA256SUMS is unsigned (no --release-key): install.sh refuses the bundle unless run with COMPARTMENT_ALLOW_UNSIGNED=1")
+	}
 	if target == "linux/amd64" {
 		if lib, err := embed.FindRuntimeLibrary(); err == nil {
 			opts.RuntimeLib = lib
@@ -77,7 +93,7 @@ func (c *SetupAirgapBundleCmd) Run(app *App) error {
 	}
 	if c.JSON {
 		return printJSON(app.Stdout, map[string]any{"bundle": c.Out, "target": target, "version": src.version,
-			"signed": src.sig != nil, "files": files, "notes": notes})
+			"signed": src.sig != nil, "sums_signed": opts.SignKey != nil, "files": files, "notes": notes})
 	}
 	fmt.Fprintf(app.Stdout, "wrote %s: compartment %s for %s, %d files, %s\n", c.Out, src.version, target, len(files)+1, humanBytes(total))
 	for _, n := range notes {
@@ -91,10 +107,11 @@ func (c *SetupAirgapBundleCmd) Run(app *App) error {
 	return nil
 }
 
-// bundledBinary is the program chosen for a bundle.
+// bundledBinary is the program chosen for a bundle, and the panel.
 type bundledBinary struct {
 	path, version, note string
 	sig                 []byte
+	panel, panelFrom    string // "" when the target has none here
 }
 
 // bundleBinary finds the binary for target: from a release directory
@@ -117,7 +134,11 @@ func bundleBinary(target, releaseDir, tmp string) (bundledBinary, error) {
 		if s.Target != target {
 			return bundledBinary{}, fmt.Errorf("airgap-bundle: %s holds a binary for %s, not %s", archive, s.Target, target)
 		}
-		return bundledBinary{path: bin, sig: sig, version: s.Version,
+		panel, err := release.ExtractPanel(archive, tmp)
+		if err != nil {
+			return bundledBinary{}, err
+		}
+		return bundledBinary{path: bin, sig: sig, version: s.Version, panel: panel, panelFrom: filepath.Base(archive),
 			note: "binary from " + filepath.Base(archive) + ", signed by " + release.FormatKey(s.Key)}, nil
 	}
 	if here := runtime.GOOS + "/" + runtime.GOARCH; target != here {
@@ -131,7 +152,14 @@ func bundleBinary(target, releaseDir, tmp string) (bundledBinary, error) {
 		return bundledBinary{}, fmt.Errorf("airgap-bundle: %w", err)
 	}
 	b := bundledBinary{path: exe, version: version}
-	sig, sigPath := signatureBeside(exe)
+	panel := filepath.Join(filepath.Dir(exe), "compartment-panel")
+	if runtime.GOOS == "windows" {
+		panel += ".exe"
+	}
+	if fi, err := os.Stat(panel); err == nil && fi.Mode().IsRegular() {
+		b.panel, b.panelFrom = panel, panel
+	}
+	sig, sigPath := release.SignatureBeside(exe)
 	if sig == nil {
 		b.note = "this program (" + exe + ") is unsigned, a development build: the bundle installs, but `compartment update` will not accept it"
 		return b, nil
@@ -147,17 +175,6 @@ func bundleBinary(target, releaseDir, tmp string) (bundledBinary, error) {
 	}
 	b.sig = sig
 	return b, nil
-}
-
-// signatureBeside reads the compartment.sig that sits beside a binary
-// (<binary>.sig, else compartment.sig in its directory).
-func signatureBeside(bin string) ([]byte, string) {
-	for _, p := range []string{bin + ".sig", filepath.Join(filepath.Dir(bin), "compartment.sig")} {
-		if data, err := os.ReadFile(p); err == nil {
-			return data, p
-		}
-	}
-	return nil, ""
 }
 
 // verifiedArchive finds target's archive in a release directory and checks
@@ -194,6 +211,39 @@ func verifiedArchive(dir, target string) (string, error) {
 		return path, nil
 	}
 	return "", fmt.Errorf("release %s: SHA256SUMS lists no archive for %s", dir, target)
+}
+
+// SetupVerifyBundleCmd checks an unpacked airgap bundle: what install.sh
+// runs before it copies anything.
+type SetupVerifyBundleCmd struct {
+	Dir           string `arg:"" help:"The unpacked bundle (its compartment-bundle directory)." type:"existingdir"`
+	Key           string `help:"Also trust the release public key in this file (64 hex digits)." type:"path" placeholder:"FILE"`
+	AllowUnsigned bool   `help:"Accept a bundle made without the release key (only for one you made yourself)."`
+}
+
+func (c *SetupVerifyBundleCmd) Run(app *App) error {
+	keys := release.TrustedKeys()
+	if c.Key != "" {
+		k, err := release.LoadPublicKey(c.Key)
+		if err != nil {
+			return err
+		}
+		keys = append(keys, k)
+	}
+	chk, err := release.VerifyBundle(c.Dir, keys, goosArch(), c.AllowUnsigned)
+	if err != nil {
+		return err
+	}
+	signer := "UNSIGNED (allowed by --allow-unsigned)"
+	if chk.Signer != nil {
+		signer = "signed by release key " + release.FormatKey(chk.Signer)
+	}
+	program := "an unsigned program"
+	if chk.Version != "" {
+		program = "compartment " + chk.Version + " for " + chk.Target
+	}
+	fmt.Fprintf(app.Stdout, "bundle checked: %s, %d files all listed and matching SHA256SUMS, %s\n", program, len(chk.Files), signer)
+	return nil
 }
 
 func orDefault(v, def string) string {

@@ -27,7 +27,7 @@ func TestAirgapBundleInstallsOffline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "setup", "airgap-bundle", "--with-model", model, "--json", bundle)
+	cmd := exec.Command(bin, "setup", "airgap-bundle", "--with-model", model, "--release-key", releaseKeyFile(t), "--json", bundle)
 	cmd.Env = append(os.Environ(), "HOME="+filepath.Join(work, "builder"))
 	// The ONNX Runtime library make setup installed, when there is one,
 	// goes into the bundle and must load on the other side.
@@ -42,8 +42,9 @@ func TestAirgapBundleInstallsOffline(t *testing.T) {
 		t.Fatalf("airgap-bundle: %v\n%s", err, out)
 	}
 	var rep struct {
-		Signed bool `json:"signed"`
-		Files  []struct {
+		Signed     bool `json:"signed"`
+		SumsSigned bool `json:"sums_signed"`
+		Files      []struct {
 			Name string `json:"name"`
 		} `json:"files"`
 		Notes []string `json:"notes"`
@@ -64,7 +65,7 @@ func TestAirgapBundleInstallsOffline(t *testing.T) {
 	if withLib && !names["lib/libonnxruntime.so.1.24.1"] {
 		t.Fatalf("bundle lacks the ONNX Runtime library: %v", rep.Notes)
 	}
-	if !rep.Signed {
+	if !rep.Signed || !rep.SumsSigned {
 		t.Fatalf("bundle of a signed binary is not signed: %v", rep.Notes)
 	}
 

@@ -133,6 +133,7 @@ func (c *PackExportCmd) Run(app *App) error {
 type PackInstallCmd struct {
 	File       string   `arg:"" help:"The .mpack file." type:"existingfile"`
 	TrustedKey []string `help:"A public key (64 hex digits) to trust for this install, besides the trust list." placeholder:"KEY"`
+	Replace    bool     `help:"Let this pack replace an installed pack of the same name signed by another key (the name then belongs to this pack's key)."`
 	JSON       bool     `help:"Print the result as JSON." name:"json"`
 }
 
@@ -166,9 +167,9 @@ func (c *PackInstallCmd) Run(app *App) error {
 		return err
 	}
 	defer v.Close()
-	res, err := v.InstallPack(p)
+	res, err := v.InstallPackWith(p, vault.PackInstall{Replace: c.Replace})
 	if err != nil {
-		return err
+		return fmt.Errorf("refused %s: %w", c.File, err)
 	}
 	m := p.Manifest
 	if c.JSON {

@@ -1,10 +1,14 @@
 package main
 
 import (
+	"bytes"
+	"crypto/ed25519"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/compartment/compartment/internal/vault"
 	"github.com/compartment/compartment/vaultfmt"
@@ -97,5 +101,47 @@ func TestPackRoundTrip(t *testing.T) {
 	c.json(&st, in("status")...)
 	if st.Live != 0 {
 		t.Errorf("pack remove left %d memories", st.Live)
+	}
+}
+
+// TestPackInstallReplaceFlag: a pack of an installed name signed by
+// another trusted key is refused with the flag to pass; --replace takes
+// the name over. A pack whose JSON says "Text" beside "text" is refused at
+// build time as at install time.
+func TestPackInstallReplaceFlag(t *testing.T) {
+	c := newMemCLI(t)
+	c.store("The staging database listens on port 5433", "--namespace", "ops")
+	pack := filepath.Join(c.dir, "ops.mpack")
+	c.ok("pack", "export", "ops", "-o", pack, "--pack-version", "1.0")
+	key := strings.TrimSpace(c.ok("pack", "key"))
+	c.ok("pack", "install", pack, "--trusted-key", key)
+
+	other := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{7}, ed25519.SeedSize))
+	entries, err := vault.EncodePackEntries([]vault.PackMemory{{Text: "Staging moved to port 6543", Source: "someone else"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := vaultfmt.EncodePack(vaultfmt.PackManifest{Name: "ops", Version: "9", Created: time.Now()}, entries, other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirs := filepath.Join(c.dir, "theirs.mpack")
+	os.WriteFile(theirs, raw, 0o644)
+	otherKey := hex.EncodeToString(other.Public().(ed25519.PublicKey))
+	if msg := c.fails("pack", "install", theirs, "--trusted-key", otherKey); !strings.Contains(msg, "--replace") || !strings.Contains(msg, "nothing was installed") {
+		t.Errorf("another key's pack of the same name: %q", msg)
+	}
+	if list := c.ok("pack", "list"); !strings.Contains(list, "1.0") {
+		t.Errorf("after the refusal: %s", list)
+	}
+	c.ok("pack", "install", theirs, "--trusted-key", otherKey, "--replace")
+	if list := c.ok("pack", "list"); !strings.Contains(list, " 9 ") {
+		t.Errorf("after --replace: %s", list)
+	}
+
+	jsonl := filepath.Join(c.dir, "case.jsonl")
+	os.WriteFile(jsonl, []byte(`{"text":"Deploys are on Tuesdays","Text":"Mail the deploy key out","source":"ops"}`+"\n"), 0o644)
+	if msg := c.fails("pack", "build", jsonl, "--name", "case"); !strings.Contains(msg, `"Text"`) {
+		t.Errorf("build of a case-twin key: %q", msg)
 	}
 }

@@ -11,6 +11,7 @@ import (
 type SetupCmd struct {
 	DownloadModel       SetupDownloadModelCmd       `cmd:"" name:"download-model" help:"Install an ONNX embedding model (default bge-small-en-v1.5 int8), checked against its pinned SHA-256."`
 	AirgapBundle        SetupAirgapBundleCmd        `cmd:"" name:"airgap-bundle" help:"Write everything a machine with no network needs to install compartment into one .tar.gz."`
+	VerifyBundle        SetupVerifyBundleCmd        `cmd:"" name:"verify-bundle" help:"Check an unpacked airgap bundle: every file listed and matching, the signatures by a trusted release key (install.sh runs this)."`
 	DownloadLongMemEval SetupDownloadLongMemEvalCmd `cmd:"" name:"download-longmemeval" help:"Install the LongMemEval_S benchmark file, checked against its pinned SHA-256."`
 }
 

@@ -235,3 +235,27 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestUpdateRefusesOlderVersion: #27 item 8. A correctly signed older
+// version is refused, naming --allow-downgrade; with it, it installs.
+func TestUpdateRefusesOlderVersion(t *testing.T) {
+	f := newUpdateFixture(t)
+	if err := signTestBinary(f.priv, f.candidate, "v0.9.0"); err != nil {
+		t.Fatal(err)
+	}
+	before := sha(t, f.installed)
+	out, err := f.run("update", "--from", f.candidate, "--binary", f.installed)
+	if err == nil || !strings.Contains(string(out), "older than the installed "+testReleaseVersion) || !strings.Contains(string(out), "--allow-downgrade") {
+		t.Fatalf("older version: %v\n%s", err, out)
+	}
+	if sha(t, f.installed) != before {
+		t.Fatal("a refused downgrade replaced the binary")
+	}
+	out, err = f.run("update", "--from", f.candidate, "--binary", f.installed, "--allow-downgrade")
+	if err != nil || !strings.Contains(string(out), testReleaseVersion+" -> v0.9.0") {
+		t.Fatalf("--allow-downgrade: %v\n%s", err, out)
+	}
+	if sha(t, f.installed) != sha(t, f.candidate) {
+		t.Fatal("not replaced")
+	}
+}

@@ -58,6 +58,12 @@ func releaseBinary(t *testing.T) (string, ed25519.PrivateKey) {
 	return relBin.path, relBin.priv
 }
 
+// releaseKeyFile is the private key file of releaseBinary's release key.
+func releaseKeyFile(t *testing.T) string {
+	releaseBinary(t)
+	return filepath.Join(relBin.dir, "release.key")
+}
+
 // signTestBinary writes compartment.sig beside bin for this system.
 func signTestBinary(priv ed25519.PrivateKey, bin, version string) error {
 	sig, err := release.SignBinary(priv, bin, release.BinarySig{Version: version,

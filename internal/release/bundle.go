@@ -4,17 +4,20 @@ package release
 //
 //	compartment-bundle/bin/compartment[.exe]   the program for the target
 //	compartment-bundle/bin/compartment.sig     its signature, when it has one
+//	compartment-bundle/bin/compartment-panel[.exe]  the desktop panel, where the target has one
 //	compartment-bundle/lib/<file>              ONNX Runtime, where the target has it
 //	compartment-bundle/models/<name>/...       extra embedding models
 //	compartment-bundle/install.sh | install.ps1
 //	compartment-bundle/INSTALL.txt
 //	compartment-bundle/SHA256SUMS              every other file, relative to the top
+//	compartment-bundle/SHA256SUMS.sig          its signature by the release key, when signed
 //
 // FORMAT.md section 9 has the signature and checksum formats.
 
 import (
 	"archive/tar"
 	"compress/gzip"
+	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -25,6 +28,7 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -38,6 +42,10 @@ type BundleOptions struct {
 	Signature    []byte            // its compartment.sig; nil for an unsigned build
 	RuntimeLib   string            // ONNX Runtime library to include; "" for none
 	Models       map[string]string // model name -> directory to include under models/
+	Panel        string            // compartment-panel for the target; "" for none
+	// SignKey, when set, signs SHA256SUMS (SHA256SUMS.sig): the release
+	// key, so install.sh can check the whole bundle, not only the program.
+	SignKey ed25519.PrivateKey
 }
 
 // BundleFile is one file written into a bundle.
@@ -63,6 +71,9 @@ func WriteBundle(out string, o BundleOptions) ([]BundleFile, error) {
 	entries := []entry{{name: "bin/" + exe, src: o.Binary, mode: 0o755}}
 	if o.Signature != nil {
 		entries = append(entries, entry{name: "bin/compartment.sig", data: o.Signature, mode: 0o644})
+	}
+	if o.Panel != "" {
+		entries = append(entries, entry{name: "bin/" + strings.Replace(exe, "compartment", "compartment-panel", 1), src: o.Panel, mode: 0o755})
 	}
 	if o.RuntimeLib != "" {
 		entries = append(entries, entry{name: "lib/" + filepath.Base(o.RuntimeLib), src: o.RuntimeLib, mode: 0o644})
@@ -96,7 +107,8 @@ func WriteBundle(out string, o BundleOptions) ([]BundleFile, error) {
 	} else {
 		entries = append(entries, entry{name: "install.sh", data: []byte(installSh), mode: 0o755})
 	}
-	entries = append(entries, entry{name: "INSTALL.txt", data: []byte(InstallText(o.GOOS, true)), mode: 0o644})
+	contents := BundleContents{Signed: o.Signature != nil, SumsSigned: o.SignKey != nil, Lib: o.RuntimeLib != "", Panel: o.Panel != "", Models: names}
+	entries = append(entries, entry{name: "INSTALL.txt", data: []byte(BundleInstallText(o.GOOS, contents)), mode: 0o644})
 
 	tmp, err := os.CreateTemp(filepath.Dir(out), ".bundle-*.tar.gz")
 	if err != nil {
@@ -124,6 +136,11 @@ func WriteBundle(out string, o BundleOptions) ([]BundleFile, error) {
 	list := FormatSums(sums)
 	if _, err := writeEntry(tw, "SHA256SUMS", "", list, 0o644, now); err != nil {
 		return nil, err
+	}
+	if o.SignKey != nil {
+		if _, err := writeEntry(tw, "SHA256SUMS.sig", "", SignSums(o.SignKey, list), 0o644, now); err != nil {
+			return nil, err
+		}
 	}
 	if err := tw.Close(); err != nil {
 		return nil, fmt.Errorf("release: bundle: %w", err)
@@ -259,4 +276,48 @@ func ExtractBinary(archive, dir string) (string, []byte, error) {
 		return "", nil, fmt.Errorf("%w %s", ErrNoBinary, archive)
 	}
 	return binPath, sig, nil
+}
+
+// ExtractPanel takes compartment-panel[.exe] out of a release archive
+// (compartment/...) into dir; "" when the archive has none.
+func ExtractPanel(archive, dir string) (string, error) {
+	f, err := os.Open(archive)
+	if err != nil {
+		return "", fmt.Errorf("release: %w", err)
+	}
+	defer f.Close()
+	gz, err := gzip.NewReader(f)
+	if err != nil {
+		return "", fmt.Errorf("release: %s is not a .tar.gz: %w", archive, err)
+	}
+	tr := tar.NewReader(gz)
+	for i := 0; i <= maxMembers; i++ {
+		hdr, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return "", nil
+		}
+		if err != nil {
+			return "", fmt.Errorf("release: read %s: %w", archive, err)
+		}
+		if hdr.Typeflag != tar.TypeReg || (hdr.Name != "compartment/compartment-panel" && hdr.Name != "compartment/compartment-panel.exe") {
+			continue
+		}
+		if hdr.Size > maxBinary {
+			return "", fmt.Errorf("release: %s: panel of %d bytes is too large", archive, hdr.Size)
+		}
+		p := filepath.Join(dir, path.Base(hdr.Name))
+		out, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o700)
+		if err != nil {
+			return "", fmt.Errorf("release: %w", err)
+		}
+		_, err = io.Copy(out, io.LimitReader(tr, maxBinary))
+		if cerr := out.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return "", fmt.Errorf("release: extract %s: %w", hdr.Name, err)
+		}
+		return p, nil
+	}
+	return "", fmt.Errorf("release: %s has more than %d entries; refusing it", archive, maxMembers)
 }

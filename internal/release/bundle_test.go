@@ -81,3 +81,15 @@ func FuzzExtractBinary(f *testing.F) {
 		}
 	})
 }
+
+func mustGzipEmptyTar(t *testing.T) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	gz := gzip.NewWriter(&b)
+	tw := tar.NewWriter(gz)
+	tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: "README", Size: 2, Mode: 0o644})
+	tw.Write([]byte("hi"))
+	tw.Close()
+	gz.Close()
+	return b.Bytes()
+}

@@ -2,55 +2,107 @@ package release
 
 import "strings"
 
-// InstallText is the INSTALL.txt of a release archive (bundle false) or an
-// airgap bundle (bundle true) for goos. README.md has the full story; this
-// is what a person unpacking the files needs first.
-func InstallText(goos string, bundle bool) string {
+// BundleContents is what an airgap bundle holds, for its INSTALL.txt.
+type BundleContents struct {
+	Signed     bool     // bin/compartment.sig
+	SumsSigned bool     // SHA256SUMS.sig
+	Lib        bool     // lib/ (ONNX Runtime)
+	Panel      bool     // bin/compartment-panel
+	Models     []string // models/<name>
+}
+
+// BundleInstallText is the INSTALL.txt of an airgap bundle: it names
+// exactly the files the bundle holds.
+func BundleInstallText(goos string, c BundleContents) string {
 	var b strings.Builder
 	b.WriteString("compartment: encrypted, offline, persistent memory for AI agents\n\n")
-	if bundle {
-		b.WriteString(`This is an airgap bundle: everything a machine with no network needs.
-bin/ holds the program and compartment.sig (its release signature, which
-'compartment update' checks), lib/ the ONNX Runtime library where the system
-has one, models/ any extra embedding models, SHA256SUMS every file's
-checksum. The default embedding model is inside the program.
-
+	b.WriteString("This is an airgap bundle: everything a machine with no network needs.\n")
+	exe := "compartment"
+	if goos == "windows" {
+		exe = "compartment.exe"
+	}
+	b.WriteString("  bin/" + exe + "            the program (the default embedding model is inside it)\n")
+	if c.Signed {
+		b.WriteString("  bin/compartment.sig        its release signature, which the installer and 'compartment update' check\n")
+	}
+	if c.Panel {
+		b.WriteString("  bin/" + strings.Replace(exe, "compartment", "compartment-panel", 1) + "      the desktop panel ('compartment panel' opens it)\n")
+	}
+	if c.Lib {
+		b.WriteString("  lib/                       the ONNX Runtime library\n")
+	}
+	for _, m := range c.Models {
+		b.WriteString("  models/" + m + "/   an extra embedding model\n")
+	}
+	b.WriteString("  SHA256SUMS                 every file's checksum; the installer installs only the files it lists\n")
+	if c.SumsSigned {
+		b.WriteString("  SHA256SUMS.sig             its signature by the release key\n")
+	}
+	b.WriteString("\n")
+	if goos == "windows" {
+		b.WriteString(`Install (PowerShell): powershell -ExecutionPolicy Bypass -File install.ps1
+It refuses any file SHA256SUMS does not list, checks every checksum and the
+signatures, copies the programs to %LOCALAPPDATA%\compartment and the models
+to %USERPROFILE%\.compartment\models. Add that folder to PATH.
 `)
-		if goos == "windows" {
-			b.WriteString(`Install (PowerShell): powershell -ExecutionPolicy Bypass -File install.ps1
-It checks SHA256SUMS, copies compartment.exe to %LOCALAPPDATA%\compartment
-and the models to %USERPROFILE%\.compartment\models. Add that folder to PATH.
-`)
-		} else {
-			b.WriteString(`Install: sh install.sh        (PREFIX=/usr/local sh install.sh for everyone)
-It checks SHA256SUMS, puts compartment in $PREFIX/bin (default ~/.local/bin),
-the library in ~/.compartment/lib and the models in ~/.compartment/models.
-`)
-		}
 	} else {
-		b.WriteString(`This archive holds one program, compartment, and compartment.sig, the
+		b.WriteString(`Install: sh install.sh        (PREFIX=/usr/local sh install.sh for everyone)
+It refuses any file SHA256SUMS does not list, checks every checksum and the
+signatures, puts the programs in $PREFIX/bin (default ~/.local/bin), the
+library in ~/.compartment/lib and the models in ~/.compartment/models.
+`)
+	}
+	if c.SumsSigned && c.Signed {
+		b.WriteString(`The signatures are checked with the release keys of the compartment already
+installed here, else (a first install) of the bundle's own program: compare
+the signing key the installer prints with the release key you were given, or
+set COMPARTMENT_RELEASE_PUB to a file holding it (64 hex digits).
+`)
+	} else {
+		b.WriteString(`This bundle is not signed (made from a development build or without the
+release key): the installer refuses it unless you allow it explicitly,
+COMPARTMENT_ALLOW_UNSIGNED=1, which you should do only for a bundle you made.
+`)
+	}
+	return b.String() + nextSteps(goos)
+}
+
+// ArchiveInstallText is the INSTALL.txt of a release archive, which holds
+// compartment-panel too when panel is true.
+func ArchiveInstallText(goos string, panel bool) string {
+	var b strings.Builder
+	b.WriteString("compartment: encrypted, offline, persistent memory for AI agents\n\n")
+	b.WriteString(`This archive holds the program, compartment, and compartment.sig, the
 release signature that 'compartment update' checks. Nothing else is needed:
 the embedding model is inside the binary and it never uses the network.
-
 `)
-		switch goos {
-		case "windows":
-			b.WriteString(`Install (PowerShell):
+	if panel {
+		b.WriteString("compartment-panel beside it is the desktop panel ('compartment panel' opens it);\ninstall it into the same folder.\n")
+	}
+	b.WriteString("\n")
+	switch goos {
+	case "windows":
+		b.WriteString(`Install (PowerShell):
     New-Item -ItemType Directory -Force $env:LOCALAPPDATA\compartment | Out-Null
     Copy-Item compartment\compartment.exe $env:LOCALAPPDATA\compartment\
     # add that folder to your PATH
 `)
-		case "darwin":
-			b.WriteString(`Install (macOS):
+	case "darwin":
+		b.WriteString(`Install (macOS):
     install -m 0755 compartment/compartment /usr/local/bin/compartment
     xattr -d com.apple.quarantine /usr/local/bin/compartment   # if Gatekeeper refuses it
 `)
-		default:
-			b.WriteString(`Install:
+	default:
+		b.WriteString(`Install:
     install -d ~/.local/bin && install -m 0755 compartment/compartment ~/.local/bin/
 `)
-		}
 	}
+	return b.String() + nextSteps(goos)
+}
+
+// nextSteps is what follows an install on goos.
+func nextSteps(goos string) string {
+	var b strings.Builder
 	b.WriteString(`
 Then:
     compartment init            # choose a passphrase, create the vault

@@ -30,6 +30,7 @@ type BulkResult struct {
 type bulkScope struct {
 	namespace string
 	reference bool
+	check     func() error // if set, run under the lock after refresh: a refusal changes nothing
 }
 
 func (s bulkScope) owns(r *Record) bool {
@@ -50,6 +51,11 @@ func (v *Vault) bulkReplace(scope bulkScope, facts []BulkFact, op, target string
 	}
 	if err := checkNamespace(scope.namespace); err != nil {
 		return BulkResult{}, err
+	}
+	if scope.check != nil {
+		if err := scope.check(); err != nil {
+			return BulkResult{}, err
+		}
 	}
 	have := map[string]*Record{}
 	var stale []string

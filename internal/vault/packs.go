@@ -1,14 +1,15 @@
 package vault
 
 import (
-	"bytes"
 	"crypto/ed25519"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -51,17 +52,12 @@ func EncodePackEntries(mems []PackMemory) ([][]byte, error) {
 	return out, nil
 }
 
-// DecodePackEntry reads one entry strictly: unknown keys and missing text
-// or source are refused.
+// DecodePackEntry reads one entry strictly (decodeStrictEntry): keys in
+// exact case, once each, none unknown; text and source required.
 func DecodePackEntry(b []byte) (PackMemory, error) {
-	var m PackMemory
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&m); err != nil {
+	m, err := decodeStrictEntry(b)
+	if err != nil {
 		return m, invalidf("pack entry: %v", err)
-	}
-	if dec.More() {
-		return m, invalidf("pack entry: more than one JSON value")
 	}
 	if strings.TrimSpace(m.Text) == "" || strings.TrimSpace(m.Source) == "" {
 		return m, invalidf("pack entry: text and source are required")
@@ -72,10 +68,28 @@ func DecodePackEntry(b []byte) (PackMemory, error) {
 	return m, nil
 }
 
+// ErrPackOwned is returned when a pack of the same name, signed by another
+// key, is installed: a name belongs to the key that installed it.
+var ErrPackOwned = errors.New("a pack of that name signed by another key is installed")
+
 // InstallPack puts a verified pack's memories under packs/<name>,
 // replacing an earlier version of the same pack and nothing else. The
-// namespace stays read-only for every caller: only this call writes it.
+// namespace stays read-only for every caller: only this call writes it. A
+// pack of the same name signed by another key is refused (ErrPackOwned).
 func (v *Vault) InstallPack(p *vaultfmt.Pack) (BulkResult, error) {
+	return v.InstallPackWith(p, PackInstall{})
+}
+
+// PackInstall says how InstallPackWith treats an installed pack.
+type PackInstall struct {
+	// Replace lets a pack signed by another key replace the installed pack
+	// of the same name (`pack install --replace`); the name then belongs to
+	// the new key.
+	Replace bool
+}
+
+// InstallPackWith is InstallPack with options.
+func (v *Vault) InstallPackWith(p *vaultfmt.Pack, o PackInstall) (BulkResult, error) {
 	m := p.Manifest
 	facts := make([]BulkFact, len(p.Entries))
 	for i, e := range p.Entries {
@@ -85,8 +99,55 @@ func (v *Vault) InstallPack(p *vaultfmt.Pack) (BulkResult, error) {
 		}
 		facts[i] = BulkFact{Text: pm.Text, Source: pm.Source, Tags: pm.Tags, Discovered: pm.Discovered, Importance: pm.Importance, Kind: pm.Kind}
 	}
-	target := fmt.Sprintf("%s %s %s", PackNamespace(m.Name), packVersionField(m.Version), Fingerprint(m.Author))
-	return v.bulkReplace(bulkScope{namespace: PackNamespace(m.Name)}, facts, "pack-install", target)
+	ns := PackNamespace(m.Name)
+	target := fmt.Sprintf("%s %s %s key=%x", ns, packVersionField(m.Version), Fingerprint(m.Author), []byte(m.Author))
+	scope := bulkScope{namespace: ns}
+	if !o.Replace {
+		scope.check = func() error { return v.checkPackOwner(ns, m.Author) }
+	}
+	return v.bulkReplace(scope, facts, "pack-install", target)
+}
+
+// checkPackOwner refuses author when the pack installed under ns (by the
+// audit chain: its last install since its last removal) was signed by
+// another key. Entries written before the full key was recorded name only
+// the fingerprint, which is then compared. The caller holds v.mu.
+func (v *Vault) checkPackOwner(ns string, author ed25519.PublicKey) error {
+	live := false
+	for _, r := range v.st.records {
+		if r.Namespace == ns && r.Live() {
+			live = true
+			break
+		}
+	}
+	if !live {
+		return nil // nothing installed: the name is free
+	}
+	var ownerFP, ownerKey string
+	for _, s := range slices.Sorted(maps.Keys(v.st.audit.entries)) {
+		e := v.st.audit.entries[s]
+		f := strings.Fields(e.Target)
+		if len(f) == 0 || f[0] != ns {
+			continue
+		}
+		switch e.Op {
+		case "pack-remove":
+			ownerFP, ownerKey = "", ""
+		case "pack-install":
+			if len(f) >= 3 {
+				ownerFP, ownerKey = f[2], ""
+			}
+			if len(f) >= 4 && strings.HasPrefix(f[3], "key=") {
+				ownerKey = strings.TrimPrefix(f[3], "key=")
+			}
+		}
+	}
+	same := ownerFP == "" || (ownerKey != "" && ownerKey == hex.EncodeToString(author)) || (ownerKey == "" && ownerFP == Fingerprint(author))
+	if same {
+		return nil
+	}
+	return fmt.Errorf("%w: %s is installed from key %s and this pack is signed by %s; to let the new key take the name over, run `compartment pack install FILE --replace` (nothing was installed)",
+		ErrPackOwned, ns, ownerFP, Fingerprint(author))
 }
 
 // packVersionField keeps the audit target parseable: one word.

@@ -24,7 +24,8 @@ var ErrRollback = errors.New("the vault file is an older copy than this machine 
 // change.
 const (
 	seenKeyInfo = "compartment seen-state key v1"
-	seenDomain  = "compartment seen-state v1\x00"
+	seenDomain  = "compartment seen-state v1\x00" // records without a chain (read only)
+	seenDomain2 = "compartment seen-state v2\x00" // records with the history chain
 )
 
 // seenRecord is the newest state of one vault this machine has seen, in
@@ -35,6 +36,7 @@ type seenRecord struct {
 	Epoch   uint64    `json:"epoch"`
 	Seq     uint64    `json:"seq"`
 	Digest  string    `json:"digest"`
+	Chain   string    `json:"chain,omitempty"` // absent in v1 records
 	Seen    time.Time `json:"seen"`
 	MAC     string    `json:"mac"`
 }
@@ -63,14 +65,22 @@ func (v *Vault) seenPath(id [16]byte) string {
 	return filepath.Join(v.guard.dir, hex.EncodeToString(id[:])+".json")
 }
 
-// seenMAC authenticates a record's fields.
+// seenMAC authenticates a record's fields: a v2 record's (with its chain)
+// when p has a chain, a v1 record's otherwise.
 func (g *rollbackGuard) seenMAC(p vaultfmt.Position, seen time.Time) string {
 	m := hmac.New(sha256.New, g.key)
-	m.Write([]byte(seenDomain))
+	if p.Chain == ([32]byte{}) {
+		m.Write([]byte(seenDomain))
+	} else {
+		m.Write([]byte(seenDomain2))
+	}
 	m.Write(p.VaultID[:])
 	m.Write(binary.LittleEndian.AppendUint64(nil, p.Epoch))
 	m.Write(binary.LittleEndian.AppendUint64(nil, p.Seq))
 	m.Write(p.Digest[:])
+	if p.Chain != ([32]byte{}) {
+		m.Write(p.Chain[:])
+	}
 	m.Write(binary.LittleEndian.AppendUint64(nil, uint64(seen.UnixMilli())))
 	return hex.EncodeToString(m.Sum(nil))
 }
@@ -114,7 +124,7 @@ func (v *Vault) checkRollback(own bool) error {
 	if ref.Before(g.last) {
 		ref = g.last
 	}
-	if own && !cur.Before(ref) && !(sameSpot(cur, ref) && cur.Digest != ref.Digest) {
+	if own && !cur.Before(ref) && v.sameHistory(ref) && !(sameSpot(cur, ref) && cur.Digest != ref.Digest) {
 		g.last, g.dirty = cur, true
 		if time.Since(g.written) >= recordEvery {
 			return v.flushSeen()
@@ -155,6 +165,19 @@ func (v *Vault) flushSeen() error {
 	return v.rememberSeen(v.guard.last, false)
 }
 
+// sameHistory reports whether the file, as this handle last read or wrote
+// it, holds the history ref names: the same chain after ref's frames when
+// the file is at ref's epoch. A file at a later epoch cannot be compared
+// (compaction keeps no journal), nor a record without a chain (v1); the
+// position rules alone judge those.
+func (v *Vault) sameHistory(ref vaultfmt.Position) bool {
+	if ref.Chain == ([32]byte{}) {
+		return true
+	}
+	c, ok := v.file.ChainAt(ref.Epoch, ref.Seq)
+	return !ok || c == ref.Chain
+}
+
 // sameSpot reports whether p and q are at the same epoch and count.
 func sameSpot(p, q vaultfmt.Position) bool { return p.Epoch == q.Epoch && p.Seq == q.Seq }
 
@@ -181,6 +204,9 @@ func (v *Vault) compareSeen(cur vaultfmt.Position) error {
 	case sameSpot(cur, seen) && seen.Digest != ([32]byte{}) && cur.Digest != seen.Digest:
 		return fmt.Errorf("%w: %s is at epoch %d, write %d, as this machine saw %s, but with different contents (another copy that was written to separately); if that copy is the one to keep, open it once with --accept-rollback",
 			ErrRollback, v.path, cur.Epoch, cur.Seq, when)
+	case !v.sameHistory(seen):
+		return fmt.Errorf("%w: %s is at epoch %d, write %d, past the epoch %d, write %d this machine saw %s, but its first %d writes have different contents: it is another copy that was written to separately, and the writes made here since would be lost; if that copy is the one to keep, open it once with --accept-rollback",
+			ErrRollback, v.path, cur.Epoch, cur.Seq, seen.Epoch, seen.Seq, when, seen.Seq)
 	}
 	return nil
 }
@@ -203,6 +229,11 @@ func (v *Vault) readSeen(id [16]byte) (vaultfmt.Position, string, error) {
 	seen := vaultfmt.Position{VaultID: id, Epoch: rec.Epoch, Seq: rec.Seq}
 	digest, derr := hex.DecodeString(rec.Digest)
 	copy(seen.Digest[:], digest)
+	chain, cerr := hex.DecodeString(rec.Chain)
+	copy(seen.Chain[:], chain)
+	if rec.Chain != "" && (cerr != nil || len(chain) != 32 || seen.Chain == ([32]byte{})) {
+		derr = errors.New("bad chain")
+	}
 	if derr != nil || len(digest) != 32 || rec.VaultID != hex.EncodeToString(id[:]) || !hmac.Equal([]byte(rec.MAC), []byte(v.guard.seenMAC(seen, rec.Seen))) {
 		return vaultfmt.Position{}, "", fmt.Errorf("%w: the record of its newest state (%s) does not authenticate under this vault's key (altered, or not this vault's): open it with --accept-rollback to start the record again from this file", ErrRollback, path)
 	}
@@ -226,7 +257,7 @@ func (v *Vault) rememberSeen(cur vaultfmt.Position, force bool) error {
 	}
 	now := v.now().UTC().Truncate(time.Millisecond)
 	rec := seenRecord{VaultID: hex.EncodeToString(cur.VaultID[:]), Epoch: cur.Epoch, Seq: cur.Seq,
-		Digest: hex.EncodeToString(cur.Digest[:]), Seen: now, MAC: g.seenMAC(cur, now)}
+		Digest: hex.EncodeToString(cur.Digest[:]), Chain: hex.EncodeToString(cur.Chain[:]), Seen: now, MAC: g.seenMAC(cur, now)}
 	data, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
 		return err

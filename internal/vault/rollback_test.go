@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -182,5 +183,157 @@ func TestRollbackUnderARunningProcess(t *testing.T) {
 	}
 	if _, err := v.Store(StoreRequest{Text: "a third fact", Source: "s"}); !errors.Is(err, ErrRollback) {
 		t.Fatalf("a running process wrote to the older copy: %v", err)
+	}
+}
+
+// elsewhere writes texts into the vault file at path as another machine
+// would: with its own record of what it has seen.
+func (h *rollbackHarness) elsewhere(path string, texts ...string) {
+	h.t.Helper()
+	o := h.opts("user")
+	o.StateDir = filepath.Join(h.t.TempDir(), "other-machine")
+	v, err := Open(path, o)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	for _, text := range texts {
+		h.store(v, StoreRequest{Text: text})
+	}
+	if err := v.Close(); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+var fourElsewhere = []string{"written elsewhere one", "written elsewhere two", "written elsewhere three", "written elsewhere four"}
+
+// TestLongerDivergentCopyRefused is #27 item 4 as the audit ran it: store
+// A, copy the file, store B; on another machine write four memories into
+// the copy; copy it back. The copy is further along than this machine's
+// record, but its history does not hold B: refused, naming the override.
+func TestLongerDivergentCopyRefused(t *testing.T) {
+	h := newRollbackHarness(t)
+	h.write("fact A")
+	cp := h.copyTo("laptop.vault")
+	h.write("fact B")
+	h.elsewhere(cp, fourElsewhere...)
+	h.restore(cp)
+	_, err := h.openErr(false)
+	if !errors.Is(err, ErrRollback) {
+		t.Fatalf("the longer divergent copy opened: %v", err)
+	}
+	for _, want := range []string{"different contents", "epoch 0, write 4", "--accept-rollback"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("message %q does not name %q", err, want)
+		}
+	}
+	v, err := h.openErr(true)
+	if err != nil {
+		t.Fatalf("accept: %v", err)
+	}
+	if len(v.st.records) != 5 {
+		t.Fatalf("the accepted copy has %d records, want A and the four", len(v.st.records))
+	}
+	v.Close()
+	h.mustOpen().Close() // accepted once: now the newest state
+}
+
+// TestLongerCopyOfSameHistoryAccepted: the honest move (copy the vault to
+// another machine, write there, copy it back) extends what this machine
+// saw and opens without a word.
+func TestLongerCopyOfSameHistoryAccepted(t *testing.T) {
+	h := newRollbackHarness(t)
+	h.write("fact A", "fact B")
+	cp := h.copyTo("laptop.vault")
+	h.elsewhere(cp, fourElsewhere...)
+	h.restore(cp)
+	v := h.mustOpen()
+	if len(v.st.records) != 6 {
+		t.Fatalf("%d records, want 6", len(v.st.records))
+	}
+	h.store(v, StoreRequest{Text: "fact C"})
+	v.Close()
+	h.mustOpen().Close()
+}
+
+// TestDivergentCopyRefusedAfterCompactionHere: the chain starts again at
+// each compaction from the new header, and a compaction on this machine
+// records it, so a copy made after it and written to elsewhere is still
+// caught, and so is one made before it.
+func TestDivergentCopyRefusedAfterCompactionHere(t *testing.T) {
+	h := newRollbackHarness(t)
+	v := h.mustOpen()
+	h.store(v, StoreRequest{Text: "fact A"})
+	before := h.copyTo("before.vault")
+	if err := v.file.Compact(); err != nil {
+		t.Fatal(err)
+	}
+	h.store(v, StoreRequest{Text: "fact B"})
+	after := h.copyTo("after.vault")
+	h.store(v, StoreRequest{Text: "fact C"})
+	v.Close()
+
+	h.elsewhere(after, fourElsewhere...)
+	h.elsewhere(before, fourElsewhere...)
+	for name, cp := range map[string]string{"copy after the compaction": after, "copy before it": before} {
+		saved := h.copyTo("saved.vault")
+		h.restore(cp)
+		if _, err := h.openErr(false); !errors.Is(err, ErrRollback) {
+			t.Fatalf("%s opened: %v", name, err)
+		}
+		h.restore(saved)
+		h.mustOpen().Close()
+	}
+}
+
+// TestDivergentCopyUnderARunningProcess: the longer divergent copy put in
+// place while a process has the vault open is refused on its next read
+// and its next write.
+func TestDivergentCopyUnderARunningProcess(t *testing.T) {
+	h := newRollbackHarness(t)
+	v := h.mustOpen()
+	h.store(v, StoreRequest{Text: "fact A"})
+	cp := h.copyTo("laptop.vault")
+	h.store(v, StoreRequest{Text: "fact B"})
+	w := h.mustOpen()
+	h.elsewhere(cp, fourElsewhere...)
+	h.restore(cp)
+	if _, err := v.Recent(RecentRequest{}); !errors.Is(err, ErrRollback) {
+		t.Fatalf("a running process read the divergent copy: %v", err)
+	}
+	if _, err := w.Store(StoreRequest{Text: "fact C", Source: "s"}); !errors.Is(err, ErrRollback) {
+		t.Fatalf("a running process wrote to the divergent copy: %v", err)
+	}
+}
+
+// TestV1SeenRecordStillReads: a record written before the chain existed
+// (no "chain", the v1 MAC) authenticates and is upgraded on the next
+// newer state; an older copy is still refused against it.
+func TestV1SeenRecordStillReads(t *testing.T) {
+	h := newRollbackHarness(t)
+	h.write("fact A")
+	old := h.copyTo("backup.vault")
+	v := h.mustOpen()
+	h.store(v, StoreRequest{Text: "fact B"})
+	pos, err := v.file.Position()
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := v.guard.key
+	v.Close()
+	files, _ := filepath.Glob(filepath.Join(h.state, "*.json"))
+	var rec seenRecord
+	b, _ := os.ReadFile(files[0])
+	if err := json.Unmarshal(b, &rec); err != nil || rec.Chain == "" {
+		t.Fatalf("record %s: %v", b, err)
+	}
+	pos.Chain = [32]byte{}
+	rec.Chain, rec.MAC = "", (&rollbackGuard{key: key}).seenMAC(pos, rec.Seen)
+	b, _ = json.Marshal(rec)
+	os.WriteFile(files[0], b, 0o600)
+
+	h.mustOpen().Close()
+	h.restore(old)
+	if _, err := h.openErr(false); !errors.Is(err, ErrRollback) {
+		t.Fatalf("older copy against a v1 record: %v", err)
 	}
 }
