@@ -136,11 +136,17 @@ func (v *Vault) Import(r io.Reader, defaultSource string, progress func(lines in
 	sc.Buffer(make([]byte, 64<<10), MaxImportLine)
 	var pending []importLine
 	var lineNos []int
+	done := 0 // the last line of the last batch committed
 	flush := func() error {
 		if len(pending) == 0 {
 			return nil
 		}
 		err := v.importBatch(pending, lineNos, defaultSource, &res)
+		if err == nil {
+			done = lineNos[len(lineNos)-1]
+		} else {
+			err = importStopped(err, res, done)
+		}
 		pending, lineNos = pending[:0], lineNos[:0]
 		if progress != nil {
 			progress(res.Lines)
@@ -155,7 +161,7 @@ func (v *Vault) Import(r io.Reader, defaultSource string, progress func(lines in
 		}
 		var l importLine
 		if err := json.Unmarshal([]byte(text), &l); err != nil {
-			return res, invalidf("import line %d is not a JSON object (%v); lines before it were stored", res.Lines, err)
+			return res, importStopped(invalidf("import line %d is not a JSON object (%v)", res.Lines, err), res, done)
 		}
 		pending = append(pending, l)
 		lineNos = append(lineNos, res.Lines)
@@ -172,6 +178,15 @@ func (v *Vault) Import(r io.Reader, defaultSource string, progress func(lines in
 		return res, fmt.Errorf("import: read line %d: %w", res.Lines+1, err)
 	}
 	return res, flush()
+}
+
+// importStopped says what an import stopped by err left behind: batches
+// commit whole, so exactly the lines up to the last committed batch.
+func importStopped(err error, res ImportResult, done int) error {
+	if done == 0 {
+		return fmt.Errorf("%w; nothing was stored (lines are stored in whole batches of %d)", err, importBatch)
+	}
+	return fmt.Errorf("%w; lines 1-%d were stored (%d memories, %d relations, in whole batches of %d), nothing after them", err, done, res.Stored, res.Relations, importBatch)
 }
 
 // importBatch stores one batch of lines in one atomic update: records
