@@ -127,6 +127,9 @@ func (c *LockCmd) Run(app *App) error {
 	if err := vaultExists(app.Vault); err != nil {
 		return err
 	}
+	if err := vault.CheckReadsSomething(app.Vault, app.Caller, "lock"); err != nil {
+		return err
+	}
 	u, ok := app.quietCredential()
 	if c.Sign && !ok {
 		var err error

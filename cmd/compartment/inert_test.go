@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/compartment/compartment/internal/vault"
 )
 
 // hostile is a string of everything a terminal acts on: an OSC title set,
@@ -125,4 +128,43 @@ func TestTermWriter(t *testing.T) {
 	if b.String() != `cut \xe2\x86` {
 		t.Errorf("incomplete tail: %q", b.String())
 	}
+}
+
+// TestCLICallerWithoutGrants: `--caller` with none everywhere is refused
+// for status, lock and selftest with the sentence MCP gives
+// (vault.CheckReadsSomething, one rule for both), and the vault is not
+// locked by the refused call; a caller that reads one namespace keeps all
+// three.
+func TestCLICallerWithoutGrants(t *testing.T) {
+	c := newMemCLI(t)
+	id := c.store("A fact the refused caller must not be able to lock away")
+	cfg, err := vault.LoadConfig(c.vault)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Grants = map[string]map[string]vault.Access{
+		"*":      {"*": vault.AccessRW},
+		"nobody": {"*": vault.AccessNone},
+		"narrow": {"*": vault.AccessNone, "shared": vault.AccessRO},
+	}
+	if err := cfg.Save(c.vault); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{"status", "lock", "selftest"} {
+		msg := c.fails("--caller", "nobody", cmd)
+		if !strings.Contains(msg, vault.ErrDenied.Error()) || !strings.Contains(msg, "needs read access to at least one") {
+			t.Errorf("%s as nobody: %q", cmd, msg)
+		}
+	}
+	unlock := exec.Command(c.bin, "unlock", "--passphrase-stdin")
+	unlock.Env, unlock.Stdin = c.env(memCLIPass), strings.NewReader(memCLIPass+"\n")
+	if b, err := unlock.CombinedOutput(); err != nil {
+		t.Fatalf("unlock: %v %s", err, b)
+	}
+	c.fails("--caller", "nobody", "lock")
+	if out, errOut, code := c.runWith("none", "get", id); code != 0 || !strings.Contains(out, "lock away") {
+		t.Fatalf("the refused lock locked the vault: %d %s", code, errOut)
+	}
+	c.ok("--caller", "narrow", "status")
+	c.ok("--caller", "narrow", "lock")
 }
