@@ -168,3 +168,35 @@ func TestCLICallerWithoutGrants(t *testing.T) {
 	c.ok("--caller", "narrow", "status")
 	c.ok("--caller", "narrow", "lock")
 }
+
+// FuzzInert: whatever the bytes, neither a single value (inert) nor a
+// stream (termWriter, split at any point) puts a raw control character
+// out, and a JSON document through the stream stays the same JSON.
+func FuzzInert(f *testing.F) {
+	for _, s := range []string{hostile, "plain", "ü→\u202e", "\xe2\x86", "a\\x1b", "\x00\x1f\x7f\u0085\u2028"} {
+		f.Add(s, 1)
+	}
+	f.Fuzz(func(t *testing.T, s string, cut int) {
+		if bad := rawControl(inert(s)); bad != "" || strings.ContainsAny(inert(s), "\n\t") {
+			t.Fatalf("inert(%q) holds %q", s, bad)
+		}
+		var b bytes.Buffer
+		w := &termWriter{w: &b}
+		cut = min(max(cut, 0), len(s))
+		io.WriteString(w, s[:cut])
+		io.WriteString(w, s[cut:])
+		w.flush()
+		if bad := rawControl(b.String()); bad != "" {
+			t.Fatalf("stream of %q holds %q: %q", s, bad, b.String())
+		}
+		b.Reset()
+		printJSON(w, map[string]string{"s": s})
+		w.flush()
+		var back map[string]string
+		if err := json.Unmarshal(b.Bytes(), &back); err != nil || back["s"] != strings.ToValidUTF8(s, "\ufffd") {
+			if utf8.ValidString(s) || err != nil {
+				t.Fatalf("JSON of %q through the stream: %q %v", s, b.String(), err)
+			}
+		}
+	})
+}
