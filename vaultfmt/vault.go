@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"time"
 )
@@ -376,8 +377,17 @@ func (v *Vault) writable() error {
 // openLock opens (creating, mode 0600) the lock file beside the vault.
 func (v *Vault) openLock() error {
 	f, err := os.OpenFile(v.path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
+	createErr := err
 	if err != nil {
 		f, err = os.Open(v.path + ".lock") // a read-only directory with an existing lock file
+	}
+	if err != nil && errors.Is(err, fs.ErrNotExist) && isReadOnlyErr(createErr) && !fileWritable(v.path) {
+		// Read-only media (or a directory and file this user may not
+		// write) with no lock file: no process can write the vault
+		// or make the lock file, so there is no writer to lock
+		// against, and reading goes ahead without the lock. This
+		// handle is read-only too (writable refuses every write).
+		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("vaultfmt: lock file: %w", err)
@@ -386,8 +396,23 @@ func (v *Vault) openLock() error {
 	return nil
 }
 
-// withLock runs fn holding the advisory lock in mode.
+// fileWritable reports whether this process could open path for writing
+// (without changing it).
+func fileWritable(path string) bool {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return false
+	}
+	f.Close()
+	return true
+}
+
+// withLock runs fn holding the advisory lock in mode; with no lock file
+// (read-only media, see openLock) it runs fn alone.
 func (v *Vault) withLock(mode int, fn func() error) error {
+	if v.lock == nil {
+		return fn()
+	}
 	if err := flock(v.lock, mode); err != nil {
 		return fmt.Errorf("vaultfmt: lock %s.lock: %w", v.path, err)
 	}

@@ -118,6 +118,12 @@ func TestExportImportVerifySignRekey(t *testing.T) {
 		t.Fatalf("verify: %+v", rep)
 	}
 	c.ok("lock", "--sign")
+	// A lock shuts COMPARTMENT_PASSPHRASE out until an explicit unlock.
+	unlock := exec.Command(c.bin, "unlock", "--passphrase-stdin")
+	unlock.Env, unlock.Stdin = c.env(memCLIPass), strings.NewReader(memCLIPass+"\n")
+	if b, err := unlock.CombinedOutput(); err != nil {
+		t.Fatalf("unlock after lock --sign: %v %s", err, b)
+	}
 	c.json(&rep, "verify")
 	if !rep.OK || !rep.File.Signed || !rep.File.SignatureOK || !rep.File.SignedCurrent || !rep.SignerIsYou {
 		t.Fatalf("verify after lock --sign: %+v", rep)
@@ -128,6 +134,9 @@ func TestExportImportVerifySignRekey(t *testing.T) {
 		t.Fatalf("verify after a later write: %+v", rep)
 	}
 
+	// As after a reboot: no session, no lock marker; only the
+	// environment's passphrase from here on.
+	os.RemoveAll(filepath.Join(c.dir, "session"))
 	cmd := exec.Command(c.bin, "rekey", "--new-passphrase-stdin")
 	cmd.Env = c.env(memCLIPass)
 	cmd.Stdin = strings.NewReader("the new passphrase\n")

@@ -15,7 +15,7 @@ func (c *UnlockCmd) keychain(app *App) error {
 	if c.Once {
 		return fmt.Errorf("--once and --keychain do not go together: a keychain unlock lasts until 'compartment lock'")
 	}
-	unlock, err := app.currentUnlock(c.PassphraseStdin)
+	unlock, err := app.currentUnlock(c.PassphraseStdin, true)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/compartment/compartment/internal/offline"
 	"github.com/compartment/compartment/internal/selftest"
+	"github.com/compartment/compartment/internal/vault"
 )
 
 // SelftestCmd checks the install end to end against the vault.
@@ -16,6 +17,9 @@ type SelftestCmd struct {
 }
 
 func (c *SelftestCmd) Run(app *App) error {
+	if err := vault.CheckReadsSomething(app.Vault, app.Caller, "selftest"); err != nil {
+		return err
+	}
 	start := time.Now()
 	v, err := app.openVault()
 	if err != nil {

@@ -55,7 +55,7 @@ func (c *ServeCmd) Run(app *App) error {
 	// The protocol owns stdout. Anything else that prints to os.Stdout
 	// (a library, a stray debug line) would corrupt the stream, so it is
 	// pointed at stderr for the life of the server.
-	out := app.Stdout
+	out := rawWriter(app.Stdout) // JSON-RPC: exact bytes
 	if out == os.Stdout {
 		os.Stdout = os.Stderr
 		defer func() { os.Stdout = out.(*os.File) }()

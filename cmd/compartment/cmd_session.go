@@ -38,7 +38,7 @@ func (c *UnlockCmd) Run(app *App) error {
 		s.Touch()
 		return c.report(app, s, true)
 	}
-	unlock, err := app.currentUnlock(c.PassphraseStdin)
+	unlock, err := app.currentUnlock(c.PassphraseStdin, true)
 	if err != nil {
 		return err
 	}
@@ -82,25 +82,23 @@ func (c *UnlockCmd) report(app *App, s *session.Session, already bool) error {
 }
 
 // currentPassphrase gets the vault's passphrase: stdin when asked, else
-// COMPARTMENT_PASSPHRASE, else the terminal.
-func (app *App) currentPassphrase(fromStdin bool) ([]byte, error) {
+// by session.Passphrase (COMPARTMENT_PASSPHRASE, which an unlock refuses
+// after a lock, else the terminal).
+func (app *App) currentPassphrase(fromStdin, unlocking bool) ([]byte, error) {
 	if fromStdin {
 		return app.readPassphraseStdin()
 	}
-	if env := os.Getenv("COMPARTMENT_PASSPHRASE"); env != "" {
-		return []byte(env), nil
-	}
-	return promptPassphrase(fmt.Sprintf("Passphrase for %s: ", app.Vault))
+	return session.Passphrase(app.Vault, app.credentialRequest(true), unlocking)
 }
 
 // currentUnlock reads what opens the vault now: the keyfile (when one is
 // given) and the current passphrase.
-func (app *App) currentUnlock(fromStdin bool) (vaultfmt.Unlock, error) {
+func (app *App) currentUnlock(fromStdin, unlocking bool) (vaultfmt.Unlock, error) {
 	keyfile, err := app.readKeyfile()
 	if err != nil {
 		return vaultfmt.Unlock{}, err
 	}
-	pass, err := app.currentPassphrase(fromStdin)
+	pass, err := app.currentPassphrase(fromStdin, unlocking)
 	if err != nil {
 		return vaultfmt.Unlock{}, err
 	}
@@ -130,6 +128,9 @@ func (c *LockCmd) Run(app *App) error {
 	if err := vaultExists(app.Vault); err != nil {
 		return err
 	}
+	if err := vault.CheckReadsSomething(app.Vault, app.Caller, "lock"); err != nil {
+		return err
+	}
 	u, ok := app.quietCredential()
 	if c.Sign && !ok {
 		var err error
@@ -143,14 +144,7 @@ func (c *LockCmd) Run(app *App) error {
 	if ok {
 		signer, flushErr = c.flush(app, u)
 	}
-	s, err := session.For(app.Vault)
-	if err == nil {
-		err = s.Lock()
-	}
-	if err != nil && !errors.Is(err, session.ErrNoRAMDir) {
-		return fmt.Errorf("lock: %w", err)
-	}
-	if _, err := session.KeychainLock(app.Vault); err != nil {
+	if err := session.LockVault(app.Vault); err != nil {
 		return fmt.Errorf("lock: %w", err)
 	}
 	if flushErr != nil {
@@ -223,7 +217,7 @@ func (c *TwoFAEnableCmd) Run(app *App) error {
 			return fmt.Errorf("2fa enable: %w", err)
 		}
 	}
-	pass, err := app.currentPassphrase(c.PassphraseStdin)
+	pass, err := app.currentPassphrase(c.PassphraseStdin, false)
 	if err != nil {
 		return err
 	}
@@ -276,7 +270,7 @@ func (c *TwoFADisableCmd) Run(app *App) error {
 	} else if !need {
 		return errors.New("two-factor unlock is already off")
 	}
-	unlock, err := app.currentUnlock(c.PassphraseStdin)
+	unlock, err := app.currentUnlock(c.PassphraseStdin, false)
 	if err != nil {
 		return err
 	}

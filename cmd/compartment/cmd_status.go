@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/compartment/compartment/internal/session"
+	"github.com/compartment/compartment/internal/vault"
 )
 
 // StatusCmd reports on the vault.
@@ -15,6 +16,9 @@ type StatusCmd struct {
 
 func (c *StatusCmd) Run(app *App) error {
 	if err := vaultExists(app.Vault); err != nil {
+		return err
+	}
+	if err := vault.CheckReadsSomething(app.Vault, app.Caller, "status"); err != nil {
 		return err
 	}
 	// A locked vault is a state to report, not an error: status never

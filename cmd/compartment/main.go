@@ -114,6 +114,11 @@ func main() {
 // run parses args, runs the command and turns any error into one line on
 // stderr and a non-zero status.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	// Nothing reaches the terminal raw: see termWriter.
+	out, errw := &termWriter{w: stdout}, &termWriter{w: stderr}
+	defer out.flush()
+	defer errw.flush()
+	stdout, stderr = out, errw
 	var cli CLI
 	exited := -1
 	parser, err := kong.New(&cli,
@@ -151,7 +156,7 @@ func parseAndRun(parser *kong.Kong, cli *CLI, args []string, stdin io.Reader, st
 	}()
 	ctx, err := parser.Parse(args)
 	if err != nil {
-		fmt.Fprintf(stderr, "compartment: %v\n", err)
+		fmt.Fprintf(stderr, "compartment: %s\n", errorLine(err))
 		return 2, true
 	}
 	cli.Vault = expandPath(cli.Vault)
@@ -173,7 +178,7 @@ func parseAndRun(parser *kong.Kong, cli *CLI, args []string, stdin io.Reader, st
 	}
 	app := &App{Globals: &cli.Globals, Stdout: stdout, Stderr: stderr, Stdin: stdin}
 	if err := ctx.Run(app); err != nil {
-		fmt.Fprintf(stderr, "compartment: %v\n", err)
+		fmt.Fprintf(stderr, "compartment: %s\n", errorLine(err))
 		var ee *exitError
 		if errors.As(err, &ee) {
 			return ee.code, true

@@ -22,6 +22,7 @@ type progress struct {
 }
 
 func newProgress(w io.Writer, label string, total int) *progress {
+	w = rawWriter(w) // its redraws are its own bytes
 	f, ok := w.(*os.File)
 	return &progress{w: w, label: label, total: total, start: time.Now(), on: ok && term.IsTerminal(int(f.Fd()))}
 }

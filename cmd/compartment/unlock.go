@@ -94,45 +94,29 @@ func (app *App) readKeyfile() ([]byte, error) {
 	return session.KeyfileFor(app.Vault, app.Keyfile)
 }
 
-// credential finds a way to unlock the vault, in order: the unlock session
-// (`compartment unlock`, no Argon2id), COMPARTMENT_PASSPHRASE, then a
-// prompt on the terminal.
+// credential finds a way to unlock the vault by the one rule of
+// session.Obtain: keychain, unlock session, COMPARTMENT_PASSPHRASE (not
+// after a lock until an explicit unlock), then a prompt on the terminal.
 func (app *App) credential() (vaultfmt.Unlock, error) {
-	if u, ok := app.sessionCredential(); ok {
-		return u, nil
-	}
-	return app.passphraseCredential()
+	key, err := session.Obtain(app.Vault, app.credentialRequest(true))
+	return key.Unlock, err
 }
 
-// quietCredential returns a credential available without asking: the
-// unlock session, then COMPARTMENT_PASSPHRASE.
+// quietCredential is credential without the prompt.
 func (app *App) quietCredential() (vaultfmt.Unlock, bool) {
-	if u, ok := app.sessionCredential(); ok {
-		return u, true
-	}
-	if env := os.Getenv("COMPARTMENT_PASSPHRASE"); env != "" {
-		keyfile, _ := app.readKeyfile()
-		return vaultfmt.Unlock{Passphrase: []byte(env), Keyfile: keyfile}, true
-	}
-	return vaultfmt.Unlock{}, false
+	key, err := session.Obtain(app.Vault, app.credentialRequest(false))
+	return key.Unlock, err == nil
 }
 
-// sessionCredential takes the master key from this vault's unlock session.
-// Picking it up counts as use for auto-lock, and an idle-expired session is
-// locked here instead.
-func (app *App) sessionCredential() (vaultfmt.Unlock, bool) {
-	if key, err := session.KeychainMasterKey(app.Vault); err == nil {
-		return vaultfmt.Unlock{MasterKey: key}, true // unlock --keychain (macOS)
+// credentialRequest is what the CLI brings to session.Obtain.
+func (app *App) credentialRequest(prompt bool) session.Request {
+	r := session.Request{Keyfile: app.Keyfile}
+	if prompt {
+		r.Prompt = func() ([]byte, error) {
+			return promptPassphrase(fmt.Sprintf("Passphrase for %s: ", app.Vault))
+		}
 	}
-	s, err := session.For(app.Vault)
-	if err != nil {
-		return vaultfmt.Unlock{}, false
-	}
-	key, _, err := s.MasterKey()
-	if err != nil {
-		return vaultfmt.Unlock{}, false
-	}
-	return vaultfmt.Unlock{MasterKey: key}, true
+	return r
 }
 
 // passphraseCredential asks for the passphrase (COMPARTMENT_PASSPHRASE,
@@ -144,10 +128,7 @@ func (app *App) passphraseCredential() (vaultfmt.Unlock, error) {
 	if err != nil {
 		return vaultfmt.Unlock{}, err
 	}
-	if env := os.Getenv("COMPARTMENT_PASSPHRASE"); env != "" {
-		return vaultfmt.Unlock{Passphrase: []byte(env), Keyfile: keyfile}, nil
-	}
-	pass, err := promptPassphrase(fmt.Sprintf("Passphrase for %s: ", app.Vault))
+	pass, err := session.Passphrase(app.Vault, app.credentialRequest(true), false)
 	if err != nil {
 		return vaultfmt.Unlock{}, err
 	}

@@ -45,8 +45,10 @@ func TestCallerWithoutGrantsCannotLockOrCount(t *testing.T) {
 	b.ok("memory_status", nil, &st)
 	b.close()
 	for _, caller := range []string{"narrow", "prefix"} {
+		// Each in its own session directory: one's lock shuts
+		// COMPARTMENT_PASSPHRASE out for the next otherwise.
 		b := startBridge(t)
-		b.connect(f.env(true), "--caller", caller)
+		b.connect(f.env(true, "COMPARTMENT_SESSION_DIR="+t.TempDir()), "--caller", caller)
 		b.ok("memory_status", nil, &st)
 		b.ok("memory_selftest", nil, nil)
 		b.ok("memory_lock", nil, nil)

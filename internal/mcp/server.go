@@ -304,18 +304,9 @@ func (s *Server) wrap(d toolDef) server.ToolHandlerFunc {
 }
 
 // checkReadsSomething refuses a caller whose grants allow reading no
-// namespace. The settings are read fresh: the vault may be locked, and the
-// user may have just changed the grants.
+// namespace (vault.CheckReadsSomething, the rule the CLI uses too).
 func (s *Server) checkReadsSomething(tool string) error {
-	cfg, err := vault.LoadConfig(s.opts.VaultPath)
-	if err != nil {
-		return err
-	}
-	if !cfg.ReadsSomething(s.opts.Caller) {
-		return fmt.Errorf("%w: caller %q may read no namespace, and %s needs read access to at least one (grants are in %s)",
-			vault.ErrDenied, s.opts.Caller, tool, vault.ConfigPath(s.opts.VaultPath))
-	}
-	return nil
+	return vault.CheckReadsSomething(s.opts.VaultPath, s.opts.Caller, tool)
 }
 
 // rawArgs returns the call's arguments as JSON ("{}" when none were sent).

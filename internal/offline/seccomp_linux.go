@@ -18,8 +18,23 @@ import (
 //	nr ≥ 0x40000000 (the x32 bit)          → EACCES
 //	io_uring_setup / _enter / _register    → EACCES (IORING_OP_SOCKET and
 //	                                          CONNECT bypass socket(2))
+//	pidfd_getfd                            → EACCES (copies a descriptor,
+//	                                          a TCP socket say, out of
+//	                                          another process)
+//	recvmsg, recvmmsg                      → EACCES (the only calls that
+//	                                          receive SCM_RIGHTS descriptors
+//	                                          over a Unix socket)
+//	ptrace, process_vm_readv / _writev     → EACCES (make another process,
+//	                                          one not under this filter,
+//	                                          open the connection instead)
 //	socket, socketpair: family == AF_UNIX  → allow, any other family → EACCES
 //	anything else                          → allow
+//
+// Nothing in compartment calls recvmsg: its Unix sockets (the embedding
+// daemon) are read with read(2), which discards any descriptors sent
+// along, so a Unix socket or socketpair stays safe to use. pidfd_open is
+// left alone: a pidfd without pidfd_getfd can only signal or wait, and the
+// Go runtime uses it to manage child processes.
 //
 // The kernel keeps a filter across fork and execve, and NO_NEW_PRIVS
 // (required to install one unprivileged) also survives execve, so every
@@ -84,6 +99,12 @@ func filter() []unix.SockFilter {
 		{code: jeq, k: unix.SYS_IO_URING_SETUP, jt: "deny"},
 		{code: jeq, k: unix.SYS_IO_URING_ENTER, jt: "deny"},
 		{code: jeq, k: unix.SYS_IO_URING_REGISTER, jt: "deny"},
+		{code: jeq, k: unix.SYS_PIDFD_GETFD, jt: "deny"},
+		{code: jeq, k: unix.SYS_RECVMSG, jt: "deny"},
+		{code: jeq, k: unix.SYS_RECVMMSG, jt: "deny"},
+		{code: jeq, k: unix.SYS_PTRACE, jt: "deny"},
+		{code: jeq, k: unix.SYS_PROCESS_VM_READV, jt: "deny"},
+		{code: jeq, k: unix.SYS_PROCESS_VM_WRITEV, jt: "deny"},
 		{code: jeq, k: unix.SYS_SOCKET, jt: "family"},
 		{code: jeq, k: unix.SYS_SOCKETPAIR, jt: "family", jf: "allow"},
 		{label: "family", code: ld, k: offArg0},

@@ -286,7 +286,10 @@ func TestTwoFactor(t *testing.T) {
 		t.Fatal("2fa disable left the keyfile factor")
 	}
 	os.Remove(moved)
-	e.store("Stored after 2fa disable "+randPhrase(5), session.EnvPassphrase+"=new passphrase for two factors")
+	// The vault was locked above, so COMPARTMENT_PASSPHRASE stays shut
+	// out; an unlock with the passphrase alone shows it suffices again.
+	e.ok("new passphrase for two factors\n", nil, "unlock", "--passphrase-stdin")
+	e.store("Stored after 2fa disable " + randPhrase(5))
 }
 
 // TestRekey: after a rekey the old passphrase opens nothing, the new one
@@ -313,4 +316,68 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// TestPanicLockWithEnvironment is the audit's reproduction: a server
+// started with COMPARTMENT_PASSPHRASE answers memory_lock, and its next
+// memory_search must answer locked instead of re-unlocking from its
+// environment. The CLI with the same environment is locked out too, and
+// `unlock` does not take the passphrase from it; a typed (piped) unlock
+// serves the same server again.
+func TestPanicLockWithEnvironment(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.initVault()
+	srv := e.startMCP(withPass...)
+	if _, err := srv.store("The panic lock drill happens on Thursdays", "test"); err != nil {
+		t.Fatal(err)
+	}
+	r, err := srv.call("memory_lock", map[string]any{})
+	if err != nil || !strings.Contains(string(r.Structured), `"locked":true`) {
+		t.Fatalf("memory_lock: %s %v", r.Structured, err)
+	}
+	ids, err := srv.search("panic lock drill", "test")
+	if err == nil {
+		t.Fatalf("memory_search after memory_lock returned %d memories", len(ids))
+	}
+	mustBeLocked(t, "memory_search after memory_lock", err.Error())
+	mustBeLocked(t, "CLI with the environment after memory_lock", e.fails("", withPass, "search", "panic lock drill"))
+	if msg := e.fails("", withPass, "unlock"); !strings.Contains(msg, "explicit unlock") {
+		t.Fatalf("unlock from the environment after a lock: %s", msg)
+	}
+	e.unlock()
+	if ids, err := srv.search("panic lock drill", "test"); err != nil || len(ids) == 0 {
+		t.Fatalf("the server after an explicit unlock: %v %v", ids, err)
+	}
+	e.ok("", nil, "lock")
+	mustBeLocked(t, "CLI with the environment after compartment lock", e.fails("", withPass, "store", "x is y", "--source", "t"))
+	if _, err := srv.search("panic lock drill", "test"); err == nil {
+		t.Fatal("the server re-unlocked from its environment after compartment lock")
+	}
+}
+
+// TestServeSeesKeychainUnlock: `unlock --keychain` reaches a running
+// server, and memory_lock deletes the keychain item (as its description
+// says), after which the CLI finds the vault locked.
+func TestServeSeesKeychainUnlock(t *testing.T) {
+	t.Parallel()
+	tool, err := filepath.Abs(filepath.Join("testdata", "fake-security"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	e := newEnv(t, session.EnvKeychainTool+"="+tool, "FAKE_KEYCHAIN="+dir)
+	e.initVault()
+	srv := e.startMCP()
+	e.ok(testPass+"\n", nil, "unlock", "--keychain", "--passphrase-stdin")
+	if _, err := srv.store("The keychain drill happens on Fridays", "test"); err != nil {
+		t.Fatalf("the server after unlock --keychain: %v", err)
+	}
+	if _, err := srv.call("memory_lock", map[string]any{}); err != nil {
+		t.Fatal(err)
+	}
+	if items, _ := os.ReadDir(filepath.Join(dir, "items")); len(items) != 0 {
+		t.Fatalf("memory_lock left %d keychain items", len(items))
+	}
+	mustBeLocked(t, "CLI after memory_lock", e.fails("", nil, "store", "x is y", "--source", "t"))
 }

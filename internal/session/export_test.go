@@ -17,3 +17,10 @@ func CredentialPathIn(sessionDir, vaultPath string) string {
 	sum := sha256.Sum256([]byte(abs))
 	return filepath.Join(sessionDir, "v-"+hex.EncodeToString(sum[:16])+".cred")
 }
+
+// held reports whether the keeper holds an open vault.
+func (k *Keeper) held() bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.v != nil
+}

@@ -41,6 +41,14 @@ var (
 
 func TestMain(m *testing.M) {
 	origEnv = os.Environ()
+	// Hermetic: whatever COMPARTMENT_* the user has set (the README tells
+	// them to set COMPARTMENT_PASSPHRASE) must not reach a test that did
+	// not set it itself.
+	for _, kv := range origEnv {
+		if name, _, _ := strings.Cut(kv, "="); strings.HasPrefix(name, "COMPARTMENT_") {
+			os.Unsetenv(name)
+		}
+	}
 	code := m.Run()
 	if binDir != "" {
 		os.RemoveAll(binDir)

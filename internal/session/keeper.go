@@ -1,7 +1,6 @@
 package session
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"sync"
@@ -30,6 +29,10 @@ type Keeper struct {
 	v    *vault.Vault
 	hold *Hold
 	stop chan struct{} // closed to end the watcher of the current v
+	// lockedHere: this keeper locked the vault and has not been unlocked
+	// since, so it refuses the environment passphrase even where no
+	// session directory can carry the lock to other processes.
+	lockedHere bool
 }
 
 // NewKeeper returns a keeper for the vault at path. It does not open it.
@@ -37,10 +40,11 @@ func NewKeeper(path string, open OpenFunc) *Keeper {
 	return &Keeper{path: path, open: open}
 }
 
-// Vault returns the open vault, opening it with the session credential
-// (or COMPARTMENT_PASSPHRASE) when needed, or an error that wraps
-// vault.ErrLocked and says what to do. Every call counts as use for
-// auto-lock.
+// Vault returns the open vault, opening it by the one rule of [Obtain]
+// (keychain, session credential, then COMPARTMENT_PASSPHRASE unless the
+// vault was locked since the last explicit unlock) when needed, or an
+// error that wraps vault.ErrLocked and says what to do. Every call counts
+// as use for auto-lock.
 func (k *Keeper) Vault() (*vault.Vault, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -49,7 +53,7 @@ func (k *Keeper) Vault() (*vault.Vault, error) {
 			k.drop() // locked or re-unlocked elsewhere: start again
 		} else if k.sess != nil && k.sess.Use() {
 			k.lockLocked()
-			return nil, errAutoLocked
+			return nil, errAutoLockedOut
 		} else {
 			return k.v, nil
 		}
@@ -57,51 +61,26 @@ func (k *Keeper) Vault() (*vault.Vault, error) {
 	return k.openLocked()
 }
 
-// errAutoLocked is what a call finds after the idle timeout.
-var errAutoLocked = fmt.Errorf("%w (it auto-locked after being idle; auto_lock_minutes sets how long)", vault.ErrLocked)
-
-// openLocked opens the vault with the session credential, else the
-// passphrase in the environment. The caller holds k.mu.
+// openLocked opens the vault with the first credential [Obtain] finds.
+// The caller holds k.mu.
 func (k *Keeper) openLocked() (*vault.Vault, error) {
-	s := k.session()
-	locked := vault.ErrLocked
-	if s != nil {
-		key, hold, err := s.MasterKey()
-		switch {
-		case err == nil:
-			v, err := k.open(vaultfmt.Unlock{MasterKey: key})
-			wipe(key)
-			if err != nil {
-				return nil, err
-			}
-			k.adopt(v, hold)
-			return v, nil
-		case errors.Is(err, ErrAutoLocked):
-			locked = errAutoLocked
-		case !errors.Is(err, ErrNoSession):
-			locked = fmt.Errorf("%w (%v)", vault.ErrLocked, err)
-		}
-	}
-	pass := os.Getenv(EnvPassphrase)
-	if pass == "" {
-		return nil, locked
-	}
-	keyfile, err := KeyfileFor(k.path, "")
+	key, err := Obtain(k.path, Request{NoEnvironment: k.lockedHere})
 	if err != nil {
 		return nil, err
 	}
-	var hold *Hold
-	if s != nil {
-		hold = s.Hold()
-	}
-	v, err := k.open(vaultfmt.Unlock{Passphrase: []byte(pass), Keyfile: keyfile})
+	v, err := k.open(key.Unlock)
+	wipe(key.Unlock.MasterKey)
+	wipe(key.Unlock.Passphrase)
 	if err != nil {
 		return nil, err
 	}
-	if s != nil {
-		s.Touch()
+	if key.Source != SourceEnvironment {
+		k.lockedHere = false // someone unlocked explicitly
 	}
-	k.adopt(v, hold)
+	if s := k.session(); s != nil && key.Source != SourceSession {
+		s.Touch() // the credential's pickup touched already
+	}
+	k.adopt(v, key.Hold)
 	return v, nil
 }
 
@@ -180,7 +159,13 @@ func (k *Keeper) Locked() bool {
 	if s != nil && s.State().Unlocked {
 		return false
 	}
-	return os.Getenv(EnvPassphrase) == ""
+	if KeychainAvailable() == nil {
+		if key, err := KeychainMasterKey(k.path); err == nil {
+			wipe(key)
+			return false
+		}
+	}
+	return k.lockedHere || !EnvironmentAllowed(s) || os.Getenv(EnvPassphrase) == ""
 }
 
 // Unlock opens the vault with a passphrase (memory_unlock) and creates the
@@ -219,12 +204,15 @@ func (k *Keeper) Unlock(passphrase, keyfile []byte) error {
 	}
 	k.drop()
 	k.adopt(v, hold)
+	k.lockedHere = false
 	return nil
 }
 
-// Lock flushes and compacts the vault, drops the key here, deletes the
-// session credential and tells every other process to drop theirs. The key
-// is dropped even when the flush fails; the flush error is returned.
+// Lock flushes and compacts the vault, drops the key here and locks the
+// vault for every process ([LockVault]: the credential and the keychain
+// item are deleted, and COMPARTMENT_PASSPHRASE is not read again until an
+// explicit unlock). The key is dropped even when the flush fails; the
+// flush error is returned.
 func (k *Keeper) Lock() error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -241,10 +229,9 @@ func (k *Keeper) lockLocked() error {
 		err = k.v.Flush()
 		k.drop()
 	}
-	if s := k.session(); s != nil {
-		if lerr := s.Lock(); err == nil {
-			err = lerr
-		}
+	k.lockedHere = true
+	if lerr := LockVault(k.path); err == nil {
+		err = lerr
 	}
 	return err
 }

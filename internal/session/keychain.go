@@ -102,6 +102,9 @@ func KeychainUnlock(vaultPath string, u vaultfmt.Unlock) error {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("session: keychain: add the key: %v: %s", err, bytes.TrimSpace(out))
 	}
+	if s, err := For(vaultPath); err == nil {
+		return s.allowEnvironment() // an explicit unlock undoes a lock's marker
+	}
 	return nil
 }
 

@@ -108,7 +108,7 @@ func (s *Session) Create(master []byte, once bool) error {
 		return fmt.Errorf("session: write credential: %w", err)
 	}
 	s.touch(time.Now())
-	return nil
+	return s.allowEnvironment() // an unlock undoes the lock's marker
 }
 
 // MasterKey returns the master key from this vault's credential, and a
@@ -184,14 +184,19 @@ func (s *Session) claim() ([]byte, error) {
 	return data, nil
 }
 
-// Lock deletes the credential and moves the lock stamp, so every process
-// that holds the key drops it before its next call. The credential goes
-// first: a process that notices the stamp and looks for a credential at
-// once must not find the old one.
+// Lock deletes the credential, writes the environment marker and moves
+// the lock stamp, so every process that holds the key drops it before its
+// next call and none reads COMPARTMENT_PASSPHRASE again until an explicit
+// unlock. The credential and the marker go first: a process that notices
+// the stamp and looks again for a key must find neither the old
+// credential nor the environment open.
 func (s *Session) Lock() error {
 	err := os.Remove(s.CredentialPath())
 	if errors.Is(err, fs.ErrNotExist) {
 		err = nil
+	}
+	if merr := writeAtomic(s.markerPath(), nil); merr != nil && err == nil {
+		err = merr
 	}
 	var nonce [16]byte
 	rand.Read(nonce[:])

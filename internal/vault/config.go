@@ -262,6 +262,24 @@ func (c *Config) ReadsSomething(caller string) bool {
 	return false
 }
 
+// CheckReadsSomething is the one rule for the commands and tools that act
+// on the whole vault (status, self-test, lock), for the CLI's --caller and
+// the MCP server's caller alike: a caller that may read no namespace is
+// refused with ErrDenied. The settings are read fresh from beside the
+// vault at path: it may be locked, and the user may have just changed the
+// grants.
+func CheckReadsSomething(path, caller, what string) error {
+	cfg, err := LoadConfig(path)
+	if err != nil {
+		return err
+	}
+	if !cfg.ReadsSomething(caller) {
+		return fmt.Errorf("%w: caller %q may read no namespace, and %s needs read access to at least one (grants are in %s)",
+			ErrDenied, caller, what, ConfigPath(path))
+	}
+	return nil
+}
+
 func (c *Config) lookup(caller, namespace string) Access {
 	if caller == "" {
 		return AccessNone

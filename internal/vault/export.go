@@ -163,11 +163,17 @@ func (v *Vault) Import(r io.Reader, defaultSource string, progress func(lines in
 	var pending []importLine
 	var lineNos []int
 	notOurs := map[string]skipKind{} // ids of skipped reference and pack records
+	done := 0 // the last line of the last batch committed
 	flush := func() error {
 		if len(pending) == 0 {
 			return nil
 		}
 		err := v.importBatch(pending, lineNos, defaultSource, notOurs, &res)
+		if err == nil {
+			done = lineNos[len(lineNos)-1]
+		} else {
+			err = importStopped(err, res, done)
+		}
 		pending, lineNos = pending[:0], lineNos[:0]
 		if progress != nil {
 			progress(res.Lines)
@@ -182,7 +188,7 @@ func (v *Vault) Import(r io.Reader, defaultSource string, progress func(lines in
 		}
 		var l importLine
 		if err := json.Unmarshal([]byte(text), &l); err != nil {
-			return res, invalidf("import line %d is not a JSON object (%v); lines before it were stored", res.Lines, err)
+			return res, importStopped(invalidf("import line %d is not a JSON object (%v)", res.Lines, err), res, done)
 		}
 		pending = append(pending, l)
 		lineNos = append(lineNos, res.Lines)
@@ -216,6 +222,15 @@ func (k skipKind) count(res *ImportResult) {
 	} else {
 		res.Reference++
 	}
+}
+
+// importStopped says what an import stopped by err left behind: batches
+// commit whole, so exactly the lines up to the last committed batch.
+func importStopped(err error, res ImportResult, done int) error {
+	if done == 0 {
+		return fmt.Errorf("%w; nothing was stored (lines are stored in whole batches of %d)", err, importBatch)
+	}
+	return fmt.Errorf("%w; lines 1-%d were stored (%d memories, %d relations, in whole batches of %d), nothing after them", err, done, res.Stored, res.Relations, importBatch)
 }
 
 // importBatch stores one batch of lines in one atomic update: records

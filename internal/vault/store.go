@@ -267,17 +267,21 @@ func checkNamespace(ns string) error {
 	return nil
 }
 
-// reservedLookAlike reports whether ns spells a reserved namespace ("main",
-// "packs", "packs/...") in another case, and the reserved spelling.
+// reservedLookAlike reports whether ns spells a reserved namespace in
+// another case, and the spelling to use: its first part is "main" or
+// "packs" in any case but that one ("MAIN", "Main/x", "PACKS/ops"), so
+// "MAIN/x" can never sit beside "main/x" or dodge a grant written for
+// "main/*". The rest of the name keeps its case.
 func reservedLookAlike(ns string) (string, bool) {
-	lower := strings.ToLower(ns)
-	if lower == ns {
+	first, rest, nested := strings.Cut(ns, "/")
+	lower := strings.ToLower(first)
+	if lower == first || (lower != "main" && lower != "packs") {
 		return "", false
 	}
-	if lower == "main" || lower == "packs" || strings.HasPrefix(lower, "packs/") {
-		return lower, true
+	if nested {
+		return lower + "/" + rest, true
 	}
-	return "", false
+	return lower, true
 }
 
 // Input bounds. A source says how a fact was established in a few words;
