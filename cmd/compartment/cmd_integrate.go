@@ -22,6 +22,7 @@ type IntegrateCmd struct {
 	List     bool     `help:"List every client: installed here? wired? where its file is."`
 	All      bool     `help:"Wire every client that is installed here."`
 	DryRun   bool     `help:"Say what would change and write nothing."`
+	Force    bool     `help:"Replace a compartment entry you wrote yourself (uninstall puts yours back)."`
 	NoHooks  bool     `help:"claude: do not install the capture hook."`
 	NoImport bool     `help:"claude: do not import what Claude Code already wrote."`
 	NoSkill  bool     `help:"claude, hermes, openclaw: do not install the /compartmentalize skill."`
@@ -128,8 +129,11 @@ func (c *IntegrateCmd) wire(app *App, e integrate.Env, st *integrate.State, cl *
 			fmt.Fprintf(app.Stdout, format+"\n", args...)
 		}
 	}
-	ch, err := integrate.Wire(e, st, cl, srv, c.DryRun)
+	ch, err := integrate.Wire(e, st, cl, srv, integrate.Options{DryRun: c.DryRun, Force: c.Force})
 	rep["action"] = ch.Action
+	if errors.Is(err, integrate.ErrUserEntry) {
+		return rep, err
+	}
 	if err != nil {
 		say("%s: %v\nPaste this into it by hand:\n\n%s", cl.Name, err, integrate.Block(cl, srv))
 		rep["block"] = integrate.Block(cl, srv)

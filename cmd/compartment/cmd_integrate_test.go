@@ -492,3 +492,37 @@ func TestInitOffersOnATerminal(t *testing.T) {
 		t.Fatalf("the agent the user said yes to was not wired: %v\n%s", err, out)
 	}
 }
+
+// #27 item 5 through the CLI: a user's own `compartment` entry is refused
+// with a sentence naming --force, replaced with it, and back after
+// uninstall; a write-protected config is refused and left as it was.
+func TestIntegrateUserEntryAndReadOnly(t *testing.T) {
+	h := newHome(t, "")
+	user := `{"mcpServers": {"compartment": {"command": "/opt/me/compartment", "args": ["--vault", "/data/w.vault", "serve"], "env": {"X": "1"}}}}` + "\n"
+	p := h.write(".cursor/mcp.json", user)
+	out, code := h.run("", h.bin, "integrate", "cursor")
+	if code == 0 || !strings.Contains(out, "of your own") || !strings.Contains(out, "--force") || !strings.Contains(out, "/opt/me/compartment") {
+		t.Fatalf("integrate over the user's entry: exit %d\n%s", code, out)
+	}
+	if read(t, p) != user {
+		t.Fatal("the user's entry was replaced without --force")
+	}
+	h.compartment("integrate", "cursor", "--force")
+	if strings.Contains(read(t, p), "/opt/me/compartment") {
+		t.Fatal("--force did not replace it")
+	}
+	h.compartment("uninstall")
+	if read(t, p) != user {
+		t.Fatalf("uninstall did not give the user's entry back:\n%s", read(t, p))
+	}
+
+	ro := h.write(".codex/config.toml", "model = \"o3\"\n")
+	os.Chmod(ro, 0o444)
+	out, code = h.run("", h.bin, "integrate", "codex")
+	if code == 0 || !strings.Contains(out, "write-protected") || !strings.Contains(out, "chmod u+w") {
+		t.Fatalf("integrate of a 0444 file: exit %d\n%s", code, out)
+	}
+	if read(t, ro) != "model = \"o3\"\n" {
+		t.Fatal("a write-protected file was rewritten")
+	}
+}
