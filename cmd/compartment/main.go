@@ -151,7 +151,7 @@ func parseAndRun(parser *kong.Kong, cli *CLI, args []string, stdin io.Reader, st
 	}()
 	ctx, err := parser.Parse(args)
 	if err != nil {
-		fmt.Fprintf(stderr, "compartment: %v\n", err)
+		fmt.Fprintf(stderr, "compartment: %v\n", parseErrorSentence(err))
 		return 2, true
 	}
 	cli.Vault = expandPath(cli.Vault)
@@ -173,6 +173,7 @@ func parseAndRun(parser *kong.Kong, cli *CLI, args []string, stdin io.Reader, st
 	}
 	app := &App{Globals: &cli.Globals, Stdout: stdout, Stderr: stderr, Stdin: stdin}
 	if err := ctx.Run(app); err != nil {
+		err = runErrorSentence(err, cli.Vault)
 		fmt.Fprintf(stderr, "compartment: %v\n", err)
 		var ee *exitError
 		if errors.As(err, &ee) {
