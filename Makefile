@@ -42,6 +42,8 @@ TEST_TAGS ?= failpoints
 
 test: setup lint build
 	GOPROXY=off scripts/offline.sh $(GO) test -tags $(TEST_TAGS) -timeout $(TEST_TIMEOUT) $(PKGS)
+	@echo "== the session tests again, with COMPARTMENT_PASSPHRASE set as the README tells users to"
+	GOPROXY=off COMPARTMENT_PASSPHRASE=not-the-vaults-passphrase scripts/offline.sh $(GO) test -count=1 -timeout 5m ./internal/session/
 	GOPROXY=off scripts/offline.sh scripts/fuzz.sh $(FUZZ_SHORT)
 	GOPROXY=off scripts/offline.sh scripts/cross.sh
 
