@@ -12,17 +12,27 @@ FUZZ_LONG  ?= 120
 
 PREFIX  ?= $(HOME)/.local
 
-.PHONY: all setup build install test run bench fuzz lint model clean release
+.PHONY: all setup setup-run cli build install test run bench fuzz lint model clean release
 
 all: build
 
+# Everything: what running needs and the test-only tools (staticcheck, the
+# MCP test client, the real agent CLIs, chromium, qemu, podman).
 setup:
 	@scripts/setup.sh
 
+# Only what running needs: the Go modules (WITH_ONNX=1 adds the ONNX runtime).
+setup-run:
+	@scripts/setup.sh run
+
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
-build:
+# The CLI alone: pure Go, no C compiler or desktop headers.
+cli:
+	@echo "== build: $(BIN)"
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/compartment
+
+build: cli
 	CGO_ENABLED=1 $(GO) build -o bin/compartment-panel ./cmd/compartment-panel
 
 # Puts the binary on your PATH (PREFIX=/usr/local for everyone), so agents'
@@ -47,7 +57,9 @@ test: setup lint build
 	GOPROXY=off scripts/offline.sh scripts/fuzz.sh $(FUZZ_SHORT)
 	GOPROXY=off scripts/offline.sh scripts/cross.sh
 
-run: setup build
+# A demo needs the CLI only: `make build` adds the panel (its setup is
+# part of `make setup`).
+run: setup-run cli
 	@scripts/demo.sh
 
 bench: setup build
