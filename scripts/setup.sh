@@ -6,8 +6,8 @@
 #
 #   scripts/setup.sh        every step: what running and the tests need (make setup, make test)
 #   scripts/setup.sh run    only what running needs (make run): the steps whose
-#                           "# sets:" line names run; with WITH_ONNX=1 also the
-#                           ONNX runtime (only ONNX models need it)
+#                           "# sets:" line names run; with WITH_ONNX=1 also those
+#                           naming onnx (the ONNX runtime: only ONNX models need it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 set_name=${1:-all}
@@ -16,7 +16,7 @@ wanted() {
 	local sets
 	sets=$(sed -n 's/^# sets: //p' "$1" | head -n 1)
 	case " $sets " in *" $set_name "*) return 0 ;; esac
-	[ "$set_name" = run ] && [ "${WITH_ONNX:-0}" = 1 ] && [ "$(basename "$1")" = 30-onnxruntime.sh ] && return 0
+	[ "$set_name" = run ] && [ "${WITH_ONNX:-0}" = 1 ] && case " $sets " in *" onnx "*) return 0 ;; esac
 	return 1
 }
 for step in scripts/setup.d/*.sh; do
