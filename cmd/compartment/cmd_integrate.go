@@ -252,12 +252,7 @@ func confirm(question string) bool {
 // --no-integrate) init only says how.
 func offerIntegrations(app *App, skip bool) {
 	e := integrate.HostEnv()
-	var found []*integrate.Client
-	for _, id := range []string{"claude-code", "hermes", "openclaw"} {
-		if cl, _ := integrate.Find(id); cl.Installed(e) && !integrate.Wired(e, cl) {
-			found = append(found, cl)
-		}
-	}
+	found := integrate.Offerable(e)
 	if len(found) == 0 || skip {
 		fmt.Fprintln(app.Stdout, "Connect an agent: compartment integrate claude (or hermes, openclaw; --list for all 28)")
 		return

@@ -526,3 +526,40 @@ func TestIntegrateUserEntryAndReadOnly(t *testing.T) {
 		t.Fatal("a write-protected file was rewritten")
 	}
 }
+
+// #28: init offers every installed client it can wire, not only Claude
+// Code, Hermes Agent and OpenClaw (Codex, Gemini CLI and OpenCode were
+// installed and not offered).
+func TestInitOffersEveryInstalledClient(t *testing.T) {
+	h := newHome(t, "")
+	bin := filepath.Join(h.home, "bin")
+	for _, b := range []string{"claude", "codex", "gemini", "opencode"} {
+		h.write("bin/"+b, "#!/bin/sh\nexit 0\n")
+		os.Chmod(filepath.Join(bin, b), 0o755)
+	}
+	for i, kv := range h.env {
+		if strings.HasPrefix(kv, "PATH=") {
+			h.env[i] = "PATH=" + bin + string(os.PathListSeparator) + kv[len("PATH="):]
+		}
+	}
+	out, code := h.run(integratePass+"\n", h.bin, "init", "--no-app", "--no-reference", "--passphrase-stdin")
+	if code != 0 {
+		t.Fatalf("init: exit %d\n%s", code, out)
+	}
+	last := -1
+	for _, want := range []string{"Found Claude Code: connect it with `compartment integrate claude`",
+		"Found Codex CLI: connect it with `compartment integrate codex`",
+		"Found Gemini CLI: connect it with `compartment integrate gemini`",
+		"Found OpenCode: connect it with `compartment integrate opencode`"} {
+		at := strings.Index(out, want)
+		if at < 0 {
+			t.Errorf("init does not offer it: %q\n%s", want, out)
+		} else if at < last {
+			t.Errorf("Claude Code is not offered first:\n%s", out)
+		}
+		last = max(last, at)
+	}
+	if strings.Contains(out, "Found Zed") {
+		t.Errorf("init offers a client that is not installed:\n%s", out)
+	}
+}
