@@ -18,15 +18,16 @@ import (
 
 // IntegrateCmd wires MCP clients to this vault.
 type IntegrateCmd struct {
-	Clients  []string `arg:"" optional:"" help:"Clients to wire (see --list): claude, hermes, openclaw, codex, cursor, ..."`
-	List     bool     `help:"List every client: installed here? wired? where its file is."`
-	All      bool     `help:"Wire every client that is installed here."`
-	DryRun   bool     `help:"Say what would change and write nothing."`
-	Force    bool     `help:"Replace a compartment entry you wrote yourself (uninstall puts yours back)."`
-	NoHooks  bool     `help:"claude: do not install the capture hook."`
-	NoImport bool     `help:"claude: do not import what Claude Code already wrote."`
-	NoSkill  bool     `help:"claude, hermes, openclaw: do not install the /compartmentalize skill."`
-	JSON     bool     `help:"Print the result as JSON." name:"json"`
+	Clients    []string `arg:"" optional:"" help:"Clients to wire (see --list): claude, hermes, openclaw, codex, cursor, ..."`
+	List       bool     `help:"List every client: installed here? wired? where its file is."`
+	All        bool     `help:"Wire every client that is installed here."`
+	DryRun     bool     `help:"Say what would change and write nothing."`
+	Force      bool     `help:"Replace a compartment entry you wrote yourself (uninstall puts yours back)."`
+	NoHooks    bool     `help:"claude: do not install the capture hook."`
+	NoImport   bool     `help:"claude: do not import what Claude Code already wrote."`
+	NoSkill    bool     `help:"claude, hermes, openclaw: do not install the /compartmentalize skill."`
+	NoProvider bool     `help:"hermes: do not install and select the memory provider plugin (recall and capture on every turn)."`
+	JSON       bool     `help:"Print the result as JSON." name:"json"`
 }
 
 func (c *IntegrateCmd) Run(app *App) error {
@@ -158,6 +159,16 @@ func (c *IntegrateCmd) wire(app *App, e integrate.Env, st *integrate.State, cl *
 		if sk.Backup != "" {
 			say("  your changed copy was kept at %s", sk.Backup)
 		}
+	}
+	if cl.ID == "hermes" && !c.NoProvider {
+		chs, err := integrate.InstallHermesProvider(e, st, srv, integrate.Options{DryRun: c.DryRun, Force: c.Force})
+		for _, ch := range chs {
+			say("%s", describe(cl.Name+": memory provider", ch, c.DryRun))
+		}
+		if err != nil {
+			return rep, err
+		}
+		say("  Hermes recalls from the vault before every turn and stores what each turn holds; check with `hermes memory status`")
 	}
 	if cl.ID != "claude-code" {
 		return rep, nil

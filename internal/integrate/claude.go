@@ -341,7 +341,9 @@ func Undo(e Env, st *State, it *Item, dry bool) (Change, error) {
 		return st.take(it, func(cur []byte) ([]byte, error) { return stripHook(cur) }, dry)
 	case KindClaudeMD:
 		return st.take(it, func(cur []byte) ([]byte, error) { return stripClaudeBlock(cur), nil }, dry)
-	case KindSkill:
+	case KindHermesProvider:
+		return st.take(it, stripHermesProvider, dry)
+	case KindSkill, KindHermesPlugin:
 		ch, err := st.take(it, func(cur []byte) ([]byte, error) {
 			return cur, nil // a copy the user changed is theirs now
 		}, dry)
