@@ -150,40 +150,18 @@ func (c *IntegrateCmd) wire(app *App, e integrate.Env, st *integrate.State, cl *
 	if ch.Message != "" && ch.Action != "paste" {
 		say("  %s", ch.Message)
 	}
-	if cl.Skills != nil && !c.NoSkill {
-		sk, err := integrate.InstallSkill(e, st, cl, c.DryRun)
-		if err != nil {
-			return rep, err
-		}
-		say("%s", describe(cl.Name+": /compartmentalize skill", sk, c.DryRun))
-		if sk.Backup != "" {
-			say("  your changed copy was kept at %s", sk.Backup)
+	steps, err := integrate.WireExtras(e, st, cl, srv, integrate.ExtraOptions{
+		Options: integrate.Options{DryRun: c.DryRun, Force: c.Force},
+		NoSkill: c.NoSkill, NoProvider: c.NoProvider, NoHook: c.NoHooks, HookCommand: hookCommand(srv, false),
+	})
+	for _, step := range steps {
+		say("%s", describe(step.What, step.Change, c.DryRun))
+		if step.Note != "" {
+			say("  %s", step.Note)
 		}
 	}
-	if cl.ID == "hermes" && !c.NoProvider {
-		chs, err := integrate.InstallHermesProvider(e, st, srv, integrate.Options{DryRun: c.DryRun, Force: c.Force})
-		for _, ch := range chs {
-			say("%s", describe(cl.Name+": memory provider", ch, c.DryRun))
-		}
-		if err != nil {
-			return rep, err
-		}
-		say("  Hermes recalls from the vault before every turn and stores what each turn holds; check with `hermes memory status`")
-	}
-	if cl.ID != "claude-code" {
-		return rep, nil
-	}
-	md, err := integrate.InstallClaudeMD(e, st, c.DryRun)
-	if err != nil {
+	if err != nil || cl.ID != "claude-code" {
 		return rep, err
-	}
-	say("%s", describe("Claude Code: memory instructions in CLAUDE.md", md, c.DryRun))
-	if !c.NoHooks {
-		hk, err := integrate.InstallHook(e, st, hookCommand(srv, false), c.DryRun)
-		if err != nil {
-			return rep, err
-		}
-		say("%s", describe("Claude Code: capture hook", hk, c.DryRun))
 	}
 	if !c.NoImport && !c.DryRun {
 		n, err := importClaude(app, e, importOptions{})
@@ -196,8 +174,7 @@ func (c *IntegrateCmd) wire(app *App, e integrate.Env, st *integrate.State, cl *
 			say("Claude Code: imported %d new memories from its memory files", n.stored)
 		}
 	}
-	desktop, _ := integrate.Find("claude-desktop")
-	say("\nFor Claude Desktop, `compartment integrate claude-desktop` writes %s, or paste:\n\n%s", desktop.File(e), integrate.Block(desktop, srv))
+	say("\n%s", integrate.ClaudeDesktopHint(e, srv))
 	say("Check with `claude mcp list`; new Claude Code sessions use the memory.")
 	return rep, nil
 }
