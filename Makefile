@@ -12,17 +12,27 @@ FUZZ_LONG  ?= 120
 
 PREFIX  ?= $(HOME)/.local
 
-.PHONY: all setup build install test run bench fuzz lint model clean release
+.PHONY: all setup setup-run cli build install test run bench fuzz lint model clean release
 
 all: build
 
+# Everything: what running needs and the test-only tools (staticcheck, the
+# MCP test client, the real agent CLIs, chromium, qemu, podman).
 setup:
 	@scripts/setup.sh
 
+# Only what running needs: the Go modules (WITH_ONNX=1 adds the ONNX runtime).
+setup-run:
+	@scripts/setup.sh run
+
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
-build:
+# The CLI alone: pure Go, no C compiler or desktop headers.
+cli:
+	@echo "== build: $(BIN)"
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/compartment
+
+build: cli
 	CGO_ENABLED=1 $(GO) build -o bin/compartment-panel ./cmd/compartment-panel
 
 # Puts the binary on your PATH (PREFIX=/usr/local for everyone), so agents'
@@ -35,12 +45,21 @@ install: build
 
 # Tests run inside a network namespace with only loopback: the kernel
 # enforces that nothing in the suite reaches the network.
+# The tests are built with the failpoints tag (vaultfmt/failpoint_on.go):
+# the crash tests inject failures at named points; `make build` leaves the
+# registry out of the binaries.
+TEST_TAGS ?= failpoints
+
 test: setup lint build
-	GOPROXY=off scripts/offline.sh $(GO) test -timeout $(TEST_TIMEOUT) $(PKGS)
+	GOPROXY=off scripts/offline.sh $(GO) test -tags $(TEST_TAGS) -timeout $(TEST_TIMEOUT) $(PKGS)
+	@echo "== the session tests again, with COMPARTMENT_PASSPHRASE set as the README tells users to"
+	GOPROXY=off COMPARTMENT_PASSPHRASE=not-the-vaults-passphrase scripts/offline.sh $(GO) test -count=1 -timeout 5m ./internal/session/
 	GOPROXY=off scripts/offline.sh scripts/fuzz.sh $(FUZZ_SHORT)
 	GOPROXY=off scripts/offline.sh scripts/cross.sh
 
-run: setup build
+# A demo needs the CLI only: `make build` adds the panel (its setup is
+# part of `make setup`).
+run: setup-run cli
 	@scripts/demo.sh
 
 bench: setup build
@@ -53,6 +72,7 @@ lint:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet $(PKGS)
+	$(GO) vet -tags $(TEST_TAGS) $(PKGS)
 	@scripts/lint.sh
 
 # Rebuilds the bundled static embedding model from scratch (see embed/MODEL.md).

@@ -1,14 +1,12 @@
 package vaultfmt
 
-import (
-	"fmt"
-	"sync"
-	"sync/atomic"
-)
+import "fmt"
 
 // Failpoint names: the places where a write can fail half-way. Tests set
-// them with [SetFailpoint] to prove that a failed write leaves the file as
-// it was.
+// them with SetFailpoint (built only with the failpoints build tag, as
+// `make test` builds the tests: failpoint_on.go) to prove that a failed
+// write leaves the file as it was. A binary built without the tag has no
+// way to set one, and failpoint (failpoint_off.go) is a constant nil.
 const (
 	FailAppendMidFrame      = "append-mid-frame"      // half of the new frames written, then an error (as ENOSPC would)
 	FailAppendBeforeSync    = "append-before-fsync"   // all written, the fsync fails
@@ -29,34 +27,4 @@ type Tear struct {
 
 func (t *Tear) Error() string {
 	return fmt.Sprintf("simulated crash after %d frames and %d bytes of an append", t.Frames, t.Bytes)
-}
-
-var (
-	failMu     sync.Mutex
-	failErrs   = map[string]error{}
-	failActive atomic.Int32
-)
-
-// SetFailpoint makes the named failpoint return err; a nil err clears it.
-// It is meant for tests, of this package and of its callers.
-func SetFailpoint(name string, err error) {
-	failMu.Lock()
-	defer failMu.Unlock()
-	if err == nil {
-		delete(failErrs, name)
-	} else {
-		failErrs[name] = err
-	}
-	failActive.Store(int32(len(failErrs)))
-}
-
-// failpoint returns the error set for name, or nil; it costs one atomic
-// load when no failpoint is set.
-func failpoint(name string) error {
-	if failActive.Load() == 0 {
-		return nil
-	}
-	failMu.Lock()
-	defer failMu.Unlock()
-	return failErrs[name]
 }

@@ -114,14 +114,47 @@ type State struct {
 	RefInSearch bool
 	AutoLockMin int
 	Agents      map[string]bool // client id -> wired
+	// Connectable is the Connect list, in the order shown: the agents the
+	// panel always offers, then every other client installed here whose
+	// file `compartment integrate` can write.
+	Connectable []Agent
 	Recent      []string
 }
 
-// Agents the panel offers to connect, in the order shown.
-var panelAgents = []struct{ ID, Name string }{
+// Agent is one row of the Connect list.
+type Agent struct{ ID, Name string }
+
+// panelAgents are offered whether or not they are installed (the spec's
+// Connect an agent buttons), first and in this order.
+var panelAgents = []Agent{
 	{"claude-code", "Claude Code"},
 	{"hermes", "Hermes Agent"},
 	{"openclaw", "OpenClaw"},
+}
+
+// connectable is the Connect list for the clients `integrate --list`
+// reported.
+func connectable(clients []listedClient) []Agent {
+	out := append([]Agent(nil), panelAgents...)
+	fixed := map[string]bool{}
+	for _, a := range panelAgents {
+		fixed[a.ID] = true
+	}
+	for _, cl := range clients {
+		if !fixed[cl.Client] && cl.Installed && cl.File != "" {
+			out = append(out, Agent{cl.Client, cl.Name})
+		}
+	}
+	return out
+}
+
+// listedClient is one row of `compartment integrate --list --json`.
+type listedClient struct {
+	Client    string `json:"client"`
+	Name      string `json:"name"`
+	Installed bool   `json:"installed"`
+	Wired     bool   `json:"wired"`
+	File      string `json:"file"`
 }
 
 // Load reads the state. Parts that need an open vault are left empty when
@@ -158,16 +191,14 @@ func (c *CLI) Load() (State, error) {
 	if err := c.runJSON(&hook, "hook", "status", "--json"); err == nil {
 		st.HookOn = hook.Installed
 	}
-	var clients []struct {
-		Client string `json:"client"`
-		Wired  bool   `json:"wired"`
-	}
+	var clients []listedClient
 	st.Agents = map[string]bool{}
 	if err := c.runJSON(&clients, "integrate", "--list", "--json"); err == nil {
 		for _, cl := range clients {
 			st.Agents[cl.Client] = cl.Wired
 		}
 	}
+	st.Connectable = connectable(clients)
 	if !st.Locked {
 		st.Recent = c.newestOwn()
 	}

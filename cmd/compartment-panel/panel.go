@@ -90,7 +90,8 @@ func NewPanel(cli *CLI, invalidate func()) *Panel {
 		e.Mask = '•'
 	}
 	p.passEd.Submit = true
-	p.agentBtns = make([]widget.Clickable, len(panelAgents))
+	// Room for every client, so growing the list never moves a button.
+	p.agentBtns = make([]widget.Clickable, len(panelAgents), 32)
 	return p
 }
 
@@ -189,7 +190,8 @@ func (p *Panel) rekey() {
 // read it).
 type View struct {
 	State, Counts, Err string
-	Agents             []string // "Claude Code: connected", in panelAgents order
+	Agents             []string // "Claude Code: connected", in State.Connectable order
+	AgentIDs           []string // the client id of each line of Agents
 	Recent             []string
 	Locked, Busy       bool
 	Missing            bool // no vault: nothing to unlock, lock or rekey
@@ -219,7 +221,12 @@ func view(st State, err error, busy bool) View {
 	default:
 		v.Counts = ownCounts(st)
 	}
-	for _, ag := range panelAgents {
+	agents := st.Connectable
+	if agents == nil {
+		agents = panelAgents
+	}
+	for _, ag := range agents {
+		v.AgentIDs = append(v.AgentIDs, ag.ID)
 		if st.Agents[ag.ID] {
 			v.Agents = append(v.Agents, ag.Name+": connected")
 		} else {
@@ -376,9 +383,10 @@ func (p *Panel) update(gtx layout.Context) {
 			}
 		}
 	}
+	ids := p.View().AgentIDs
 	for i := range p.agentBtns {
-		if p.agentBtns[i].Clicked(gtx) {
-			id := panelAgents[i].ID
+		if p.agentBtns[i].Clicked(gtx) && i < len(ids) {
+			id := ids[i]
 			p.do(func() error { return p.cli.Connect(id) })
 		}
 	}
@@ -490,7 +498,10 @@ func (p *Panel) Layout(gtx layout.Context) layout.Dimensions {
 		act(material.CheckBox(th, &p.ref, "Reference facts in search").Layout, true),
 		label("Auto-lock after", th.Fg), row(radios...))
 	add(heading("Agents"))
-	for i := range panelAgents {
+	for len(p.agentBtns) < len(v.Agents) {
+		p.agentBtns = append(p.agentBtns, widget.Clickable{})
+	}
+	for i := range v.Agents {
 		text := "Connect"
 		if strings.HasSuffix(v.Agents[i], ": connected") {
 			text = "Reconnect"

@@ -23,6 +23,8 @@ import (
 	"gioui.org/op"
 	"gioui.org/unit"
 	"gioui.org/widget"
+
+	"github.com/compartment/compartment/internal/hermetic"
 )
 
 const testPass = "correct horse battery staple"
@@ -34,6 +36,7 @@ const testPass = "correct horse battery staple"
 var cliBin, panelBin string
 
 func TestMain(m *testing.M) {
+	hermetic.Clear()
 	dir, err := os.MkdirTemp("", "panel-test-")
 	if err != nil {
 		panic(err)

@@ -18,14 +18,16 @@ import (
 
 // IntegrateCmd wires MCP clients to this vault.
 type IntegrateCmd struct {
-	Clients  []string `arg:"" optional:"" help:"Clients to wire (see --list): claude, hermes, openclaw, codex, cursor, ..."`
-	List     bool     `help:"List every client: installed here? wired? where its file is."`
-	All      bool     `help:"Wire every client that is installed here."`
-	DryRun   bool     `help:"Say what would change and write nothing."`
-	NoHooks  bool     `help:"claude: do not install the capture hook."`
-	NoImport bool     `help:"claude: do not import what Claude Code already wrote."`
-	NoSkill  bool     `help:"claude, hermes, openclaw: do not install the /compartmentalize skill."`
-	JSON     bool     `help:"Print the result as JSON." name:"json"`
+	Clients    []string `arg:"" optional:"" help:"Clients to wire (see --list): claude, hermes, openclaw, codex, cursor, ..."`
+	List       bool     `help:"List every client: installed here? wired? where its file is."`
+	All        bool     `help:"Wire every client that is installed here."`
+	DryRun     bool     `help:"Say what would change and write nothing."`
+	Force      bool     `help:"Replace a compartment entry you wrote yourself (uninstall puts yours back)."`
+	NoHooks    bool     `help:"claude: do not install the capture hook."`
+	NoImport   bool     `help:"claude: do not import what Claude Code already wrote."`
+	NoSkill    bool     `help:"claude, hermes, openclaw: do not install the /compartmentalize skill."`
+	NoProvider bool     `help:"hermes: do not install and select the memory provider plugin (recall and capture on every turn)."`
+	JSON       bool     `help:"Print the result as JSON." name:"json"`
 }
 
 func (c *IntegrateCmd) Run(app *App) error {
@@ -128,8 +130,11 @@ func (c *IntegrateCmd) wire(app *App, e integrate.Env, st *integrate.State, cl *
 			fmt.Fprintf(app.Stdout, format+"\n", args...)
 		}
 	}
-	ch, err := integrate.Wire(e, st, cl, srv, c.DryRun)
+	ch, err := integrate.Wire(e, st, cl, srv, integrate.Options{DryRun: c.DryRun, Force: c.Force})
 	rep["action"] = ch.Action
+	if errors.Is(err, integrate.ErrUserEntry) {
+		return rep, err
+	}
 	if err != nil {
 		say("%s: %v\nPaste this into it by hand:\n\n%s", cl.Name, err, integrate.Block(cl, srv))
 		rep["block"] = integrate.Block(cl, srv)
@@ -145,30 +150,18 @@ func (c *IntegrateCmd) wire(app *App, e integrate.Env, st *integrate.State, cl *
 	if ch.Message != "" && ch.Action != "paste" {
 		say("  %s", ch.Message)
 	}
-	if cl.Skills != nil && !c.NoSkill {
-		sk, err := integrate.InstallSkill(e, st, cl, c.DryRun)
-		if err != nil {
-			return rep, err
-		}
-		say("%s", describe(cl.Name+": /compartmentalize skill", sk, c.DryRun))
-		if sk.Backup != "" {
-			say("  your changed copy was kept at %s", sk.Backup)
+	steps, err := integrate.WireExtras(e, st, cl, srv, integrate.ExtraOptions{
+		Options: integrate.Options{DryRun: c.DryRun, Force: c.Force},
+		NoSkill: c.NoSkill, NoProvider: c.NoProvider, NoHook: c.NoHooks, HookCommand: hookCommand(srv, false),
+	})
+	for _, step := range steps {
+		say("%s", describe(step.What, step.Change, c.DryRun))
+		if step.Note != "" {
+			say("  %s", step.Note)
 		}
 	}
-	if cl.ID != "claude-code" {
-		return rep, nil
-	}
-	md, err := integrate.InstallClaudeMD(e, st, c.DryRun)
-	if err != nil {
+	if err != nil || cl.ID != "claude-code" {
 		return rep, err
-	}
-	say("%s", describe("Claude Code: memory instructions in CLAUDE.md", md, c.DryRun))
-	if !c.NoHooks {
-		hk, err := integrate.InstallHook(e, st, hookCommand(srv, false), c.DryRun)
-		if err != nil {
-			return rep, err
-		}
-		say("%s", describe("Claude Code: capture hook", hk, c.DryRun))
 	}
 	if !c.NoImport && !c.DryRun {
 		n, err := importClaude(app, e, importOptions{})
@@ -181,8 +174,7 @@ func (c *IntegrateCmd) wire(app *App, e integrate.Env, st *integrate.State, cl *
 			say("Claude Code: imported %d new memories from its memory files", n.Stored)
 		}
 	}
-	desktop, _ := integrate.Find("claude-desktop")
-	say("\nFor Claude Desktop, `compartment integrate claude-desktop` writes %s, or paste:\n\n%s", desktop.File(e), integrate.Block(desktop, srv))
+	say("\n%s", integrate.ClaudeDesktopHint(e, srv))
 	say("Check with `claude mcp list`; new Claude Code sessions use the memory.")
 	return rep, nil
 }
@@ -248,12 +240,7 @@ func confirm(question string) bool {
 // --no-integrate) init only says how.
 func offerIntegrations(app *App, skip bool) {
 	e := integrate.HostEnv()
-	var found []*integrate.Client
-	for _, id := range []string{"claude-code", "hermes", "openclaw"} {
-		if cl, _ := integrate.Find(id); cl.Installed(e) && !integrate.Wired(e, cl) {
-			found = append(found, cl)
-		}
-	}
+	found := integrate.Offerable(e)
 	if len(found) == 0 || skip {
 		fmt.Fprintln(app.Stdout, "Connect an agent: compartment integrate claude (or hermes, openclaw; --list for all 28)")
 		return

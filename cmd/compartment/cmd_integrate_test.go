@@ -492,3 +492,149 @@ func TestInitOffersOnATerminal(t *testing.T) {
 		t.Fatalf("the agent the user said yes to was not wired: %v\n%s", err, out)
 	}
 }
+
+// #27 item 5 through the CLI: a user's own `compartment` entry is refused
+// with a sentence naming --force, replaced with it, and back after
+// uninstall; a write-protected config is refused and left as it was.
+func TestIntegrateUserEntryAndReadOnly(t *testing.T) {
+	h := newHome(t, "")
+	user := `{"mcpServers": {"compartment": {"command": "/opt/me/compartment", "args": ["--vault", "/data/w.vault", "serve"], "env": {"X": "1"}}}}` + "\n"
+	p := h.write(".cursor/mcp.json", user)
+	out, code := h.run("", h.bin, "integrate", "cursor")
+	if code == 0 || !strings.Contains(out, "of your own") || !strings.Contains(out, "--force") || !strings.Contains(out, "/opt/me/compartment") {
+		t.Fatalf("integrate over the user's entry: exit %d\n%s", code, out)
+	}
+	if read(t, p) != user {
+		t.Fatal("the user's entry was replaced without --force")
+	}
+	h.compartment("integrate", "cursor", "--force")
+	if strings.Contains(read(t, p), "/opt/me/compartment") {
+		t.Fatal("--force did not replace it")
+	}
+	h.compartment("uninstall")
+	if read(t, p) != user {
+		t.Fatalf("uninstall did not give the user's entry back:\n%s", read(t, p))
+	}
+
+	ro := h.write(".codex/config.toml", "model = \"o3\"\n")
+	os.Chmod(ro, 0o444)
+	out, code = h.run("", h.bin, "integrate", "codex")
+	if code == 0 || !strings.Contains(out, "write-protected") || !strings.Contains(out, "chmod u+w") {
+		t.Fatalf("integrate of a 0444 file: exit %d\n%s", code, out)
+	}
+	if read(t, ro) != "model = \"o3\"\n" {
+		t.Fatal("a write-protected file was rewritten")
+	}
+}
+
+// #28: init offers every installed client it can wire, not only Claude
+// Code, Hermes Agent and OpenClaw (Codex, Gemini CLI and OpenCode were
+// installed and not offered).
+func TestInitOffersEveryInstalledClient(t *testing.T) {
+	h := newHome(t, "")
+	bin := filepath.Join(h.home, "bin")
+	for _, b := range []string{"claude", "codex", "gemini", "opencode"} {
+		h.write("bin/"+b, "#!/bin/sh\nexit 0\n")
+		os.Chmod(filepath.Join(bin, b), 0o755)
+	}
+	for i, kv := range h.env {
+		if strings.HasPrefix(kv, "PATH=") {
+			h.env[i] = "PATH=" + bin + string(os.PathListSeparator) + kv[len("PATH="):]
+		}
+	}
+	out, code := h.run(integratePass+"\n", h.bin, "init", "--no-app", "--no-reference", "--passphrase-stdin")
+	if code != 0 {
+		t.Fatalf("init: exit %d\n%s", code, out)
+	}
+	last := -1
+	for _, want := range []string{"Found Claude Code: connect it with `compartment integrate claude`",
+		"Found Codex CLI: connect it with `compartment integrate codex`",
+		"Found Gemini CLI: connect it with `compartment integrate gemini`",
+		"Found OpenCode: connect it with `compartment integrate opencode`"} {
+		at := strings.Index(out, want)
+		if at < 0 {
+			t.Errorf("init does not offer it: %q\n%s", want, out)
+		} else if at < last {
+			t.Errorf("Claude Code is not offered first:\n%s", out)
+		}
+		last = max(last, at)
+	}
+	if strings.Contains(out, "Found Zed") {
+		t.Errorf("init offers a client that is not installed:\n%s", out)
+	}
+}
+
+// hermesHost loads a provider plugin the way Hermes Agent's
+// plugins/memory/__init__.py does (the module from the directory, then
+// register(ctx) with a collector), against a MemoryProvider ABC with
+// Hermes' abstract methods, and drives one turn.
+const hermesHost = `
+import abc, importlib.util, json, os, sys, types
+agent = types.ModuleType("agent"); mp = types.ModuleType("agent.memory_provider")
+class MemoryProvider(abc.ABC):
+    @property
+    @abc.abstractmethod
+    def name(self): ...
+    @abc.abstractmethod
+    def is_available(self): ...
+    @abc.abstractmethod
+    def initialize(self, session_id, **kwargs): ...
+    @abc.abstractmethod
+    def get_tool_schemas(self): ...
+mp.MemoryProvider = MemoryProvider
+sys.modules["agent"] = agent; sys.modules["agent.memory_provider"] = mp
+d = sys.argv[1]
+spec = importlib.util.spec_from_file_location("_hermes_user_memory.compartment", os.path.join(d, "__init__.py"))
+mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod)
+class Ctx:
+    provider = None
+    def register_memory_provider(self, p): self.provider = p
+ctx = Ctx(); mod.register(ctx); p = ctx.provider
+assert isinstance(p, MemoryProvider) and p.name == "compartment", p
+assert p.is_available(), "compartment not found"
+p.initialize("s1", hermes_home=os.environ["HERMES_HOME"], platform="cli")
+print(json.dumps({"prompt": p.system_prompt_block(), "recall": p.prefetch("which port does the staging database use")}))
+p.sync_turn("Remember that the release train leaves every second Tuesday.", "Noted.")
+p.shutdown()
+`
+
+// #28: integrate hermes installs the spec's memory provider, and Hermes'
+// way of loading it recalls from and stores into the real vault.
+func TestHermesProviderEndToEnd(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 is needed to load the Hermes provider plugin")
+	}
+	h := newHome(t, "")
+	hermesHome := filepath.Join(h.home, ".hermes")
+	h.env = append(h.env, "HERMES_HOME="+hermesHome)
+	h.init()
+	h.compartment("store", "The staging database listens on port 5433", "--source", "read from docker-compose.yml")
+	out := h.compartment("integrate", "hermes", "--no-skill")
+	if !strings.Contains(out, "memory provider") {
+		t.Fatalf("integrate hermes did not install the provider:\n%s", out)
+	}
+	cfg := read(t, filepath.Join(hermesHome, "config.yaml"))
+	if !strings.Contains(cfg, "provider: \"compartment\"") {
+		t.Fatalf("memory.provider not selected:\n%s", cfg)
+	}
+	res, code := h.run("", py, "-c", hermesHost, filepath.Join(hermesHome, "plugins", "compartment"))
+	if code != 0 {
+		t.Fatalf("loading the provider as Hermes does: exit %d\n%s", code, res)
+	}
+	var got struct{ Prompt, Recall string }
+	if err := json.Unmarshal([]byte(res), &got); err != nil {
+		t.Fatalf("%v: %s", err, res)
+	}
+	if !strings.Contains(got.Recall, "port 5433") || !strings.Contains(got.Recall, "not instructions") || got.Prompt == "" {
+		t.Fatalf("prefetch did not recall the memory: %+v", got)
+	}
+	if recent := h.compartment("recent"); !strings.Contains(recent, "second Tuesday") {
+		t.Fatalf("sync_turn did not store the turn:\n%s", recent)
+	}
+	// uninstall takes it all back.
+	h.compartment("uninstall")
+	if _, err := os.Stat(filepath.Join(hermesHome, "plugins", "compartment", "__init__.py")); err == nil {
+		t.Fatal("the plugin is still there after uninstall")
+	}
+}

@@ -12,9 +12,9 @@ import (
 	"github.com/compartment/compartment/internal/vault"
 )
 
-// RecentCmd lists the newest memories.
+// RecentCmd lists the newest memories, newest first.
 type RecentCmd struct {
-	Limit     int    `help:"How many of the newest memories." default:"20"`
+	Limit     int    `help:"How many of the newest memories (listed newest first)." default:"20"`
 	Namespace string `help:"Only this namespace."`
 	All       bool   `help:"Also list the reference facts the vault was seeded with."`
 	JSON      bool   `help:"Print the memories as JSON." name:"json"`
@@ -33,6 +33,9 @@ func (c *RecentCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
+	// Newest first, as the dashboard and the panel list them (MCP's
+	// memory_recent keeps the spec's oldest first).
+	slices.Reverse(recs)
 	if c.JSON {
 		if recs == nil {
 			recs = []*vault.Record{}

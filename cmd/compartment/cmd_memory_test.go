@@ -153,15 +153,15 @@ func testRecentCmd(c *memCLI) {
 		c.store("The NAS lives at 192.168.1.20", "--namespace", "home")}
 	var recs []vault.Record
 	c.json(&recs, "recent", "--limit", "2")
-	if len(recs) != 2 || recs[0].ID != ids[1] || recs[1].ID != ids[2] {
-		t.Fatalf("recent --limit 2 (oldest first): %+v", recs)
+	if len(recs) != 2 || recs[0].ID != ids[2] || recs[1].ID != ids[1] {
+		t.Fatalf("recent --limit 2 (newest first): %+v", recs)
 	}
 	c.json(&recs, "recent")
 	if len(recs) != 3 {
 		t.Errorf("recent hides reference facts: got %d", len(recs))
 	}
 	c.json(&recs, "recent", "--all")
-	if len(recs) != 4 || !recs[0].Reference {
+	if len(recs) != 4 || !recs[3].Reference {
 		t.Errorf("recent --all shows reference facts: %+v", recs)
 	}
 	c.json(&recs, "recent", "--namespace", "home")

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/compartment/compartment/internal/vault"
@@ -27,6 +28,9 @@ type StoreCmd struct {
 }
 
 func (c *StoreCmd) Run(app *App) error {
+	if c.Importance != nil && !(*c.Importance >= 0 && *c.Importance <= 1) {
+		return errors.New(importanceSentence(strconv.FormatFloat(*c.Importance, 'g', -1, 64)))
+	}
 	v, err := app.openVault()
 	if err != nil {
 		return err

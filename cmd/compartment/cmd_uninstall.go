@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/compartment/compartment/internal/integrate"
 	"github.com/compartment/compartment/internal/session"
@@ -32,6 +33,10 @@ func (c *UninstallCmd) Run(app *App) error {
 	var changes []map[string]string
 	failed := 0
 	items := append([]integrate.Item(nil), st.Items...)
+	// Newest first: two writes to one file (Hermes' MCP entry, then its
+	// memory provider) are each restored from their own backup, so the
+	// file ends byte for byte as it was.
+	slices.Reverse(items)
 	for i := range items {
 		it := st.Find(items[i].Kind, items[i].Path)
 		if it == nil {

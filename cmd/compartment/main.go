@@ -156,7 +156,7 @@ func parseAndRun(parser *kong.Kong, cli *CLI, args []string, stdin io.Reader, st
 	}()
 	ctx, err := parser.Parse(args)
 	if err != nil {
-		fmt.Fprintf(stderr, "compartment: %s\n", errorLine(err))
+		fmt.Fprintf(stderr, "compartment: %s\n", errorLine(errors.New(parseErrorSentence(err))))
 		return 2, true
 	}
 	cli.Vault = expandPath(cli.Vault)
@@ -178,6 +178,7 @@ func parseAndRun(parser *kong.Kong, cli *CLI, args []string, stdin io.Reader, st
 	}
 	app := &App{Globals: &cli.Globals, Stdout: stdout, Stderr: stderr, Stdin: stdin}
 	if err := ctx.Run(app); err != nil {
+		err = runErrorSentence(err, cli.Vault)
 		fmt.Fprintf(stderr, "compartment: %s\n", errorLine(err))
 		var ee *exitError
 		if errors.As(err, &ee) {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/compartment/compartment/internal/hermetic"
 )
 
 // The CLI tests run the real binary, built once per test run.
@@ -19,6 +21,7 @@ var testBin struct {
 }
 
 func TestMain(m *testing.M) {
+	hermetic.Clear()
 	code := m.Run()
 	if testBin.dir != "" {
 		os.RemoveAll(testBin.dir)

@@ -332,22 +332,18 @@ func Undo(e Env, st *State, it *Item, dry bool) (Change, error) {
 	path := it.Path // take drops the item, and it points into the list
 	switch it.Kind {
 	case KindMCP:
-		if c, ok := Find(it.Client); ok && c.File(e) == it.Path {
-			return Unwire(e, st, c, dry)
+		c, ok := Find(it.Client)
+		if !ok {
+			return st.take(it, func(cur []byte) ([]byte, error) { return cur, nil }, dry)
 		}
-		c, _ := Find(it.Client)
-		return st.take(it, func(cur []byte) ([]byte, error) {
-			if c == nil {
-				return cur, nil
-			}
-			out, _, err := Remove(c.Format, cur, c.Loc)
-			return out, err
-		}, dry)
+		return st.take(it, stripEntry(c, it.Path, it.UserEntry), dry)
 	case KindHook:
 		return st.take(it, func(cur []byte) ([]byte, error) { return stripHook(cur) }, dry)
 	case KindClaudeMD:
 		return st.take(it, func(cur []byte) ([]byte, error) { return stripClaudeBlock(cur), nil }, dry)
-	case KindSkill:
+	case KindHermesProvider:
+		return st.take(it, stripHermesProvider, dry)
+	case KindSkill, KindHermesPlugin:
 		ch, err := st.take(it, func(cur []byte) ([]byte, error) {
 			return cur, nil // a copy the user changed is theirs now
 		}, dry)

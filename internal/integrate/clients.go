@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -316,4 +317,25 @@ func (c *Client) Installed(e Env) bool {
 	}
 	st, err := os.Stat(dir)
 	return err == nil && st.IsDir()
+}
+
+// Offerable lists, in the table's order with Claude Code, Hermes Agent and
+// OpenClaw first, every client installed here that integrate can wire (it
+// has a file to write) and that is not wired yet: what init offers.
+func Offerable(e Env) []*Client {
+	first := []string{"claude-code", "hermes", "openclaw"}
+	var out, rest []*Client
+	for i := range Clients {
+		c := &Clients[i]
+		if c.File(e) == "" || !c.Installed(e) || Wired(e, c) {
+			continue
+		}
+		if slices.Contains(first, c.ID) {
+			out = append(out, c)
+		} else {
+			rest = append(rest, c)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b *Client) int { return slices.Index(first, a.ID) - slices.Index(first, b.ID) })
+	return append(out, rest...)
 }

@@ -33,6 +33,12 @@ type Item struct {
 	Backup  string    `json:"backup,omitempty"`
 	Written string    `json:"written_sha256"`
 	At      time.Time `json:"at"`
+	// Entry (mcp only) is our entry as we last wrote it, so a later run
+	// tells our own entry from one the user wrote.
+	Entry json.RawMessage `json:"entry,omitempty"`
+	// UserEntry (mcp only) is the user's own entry that `integrate
+	// --force` replaced; uninstall puts it back.
+	UserEntry json.RawMessage `json:"user_entry,omitempty"`
 }
 
 // State is $HOME/.compartment/integrations.json (FORMAT.md, "Integration
@@ -115,7 +121,18 @@ type Change struct {
 // file first, then an atomic replace, then the state file. Writing what
 // the file already holds changes nothing.
 func (st *State) put(kind, client, path string, content []byte, dry bool) (Change, error) {
-	old, err := os.ReadFile(path)
+	return st.putWith(kind, client, path, content, dry, nil)
+}
+
+// putWith is put, with note called on the item before the state is saved.
+// A symbolic link is written through: its target gets the new bytes and
+// the link stays a link.
+func (st *State) putWith(kind, client, path string, content []byte, dry bool, note func(*Item)) (Change, error) {
+	target, err := resolveLinks(path)
+	if err != nil {
+		return Change{Path: path}, err
+	}
+	old, err := os.ReadFile(target)
 	existed := err == nil
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return Change{}, fmt.Errorf("integrate: read %s: %w", path, err)
@@ -126,6 +143,11 @@ func (st *State) put(kind, client, path string, content []byte, dry bool) (Chang
 	ch := Change{Path: path, Action: "created"}
 	if existed {
 		ch.Action = "updated"
+	}
+	if existed {
+		if err := writable(path, target); err != nil {
+			return Change{Path: path}, err
+		}
 	}
 	if dry {
 		return ch, nil
@@ -149,16 +171,19 @@ func (st *State) put(kind, client, path string, content []byte, dry bool) (Chang
 		}
 	}
 	mode := os.FileMode(0o600)
-	if fi, err := os.Stat(path); err == nil {
+	if fi, err := os.Stat(target); err == nil {
 		mode = fi.Mode().Perm()
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
 		return Change{}, fmt.Errorf("integrate: %w", err)
 	}
-	if err := writeAtomic(path, content, mode); err != nil {
+	if err := writeAtomic(target, content, mode); err != nil {
 		return Change{}, err
 	}
 	it.Written, it.At = sum(content), st.now().UTC()
+	if note != nil {
+		note(it)
+	}
 	return ch, st.save()
 }
 
@@ -191,12 +216,19 @@ func (st *State) take(it *Item, strip func([]byte) ([]byte, error), dry bool) (C
 	if err != nil {
 		return Change{}, fmt.Errorf("integrate: read %s: %w", it.Path, err)
 	}
+	target, err := resolveLinks(it.Path)
+	if err != nil {
+		return Change{Path: it.Path}, err
+	}
+	if err := writable(it.Path, target); err != nil {
+		return Change{Path: it.Path}, err
+	}
 	var ch Change
 	switch {
 	case sum(cur) == it.Written && !it.Existed:
 		ch = Change{Path: it.Path, Action: "removed"}
 		if !dry {
-			if err := os.Remove(it.Path); err != nil {
+			if err := os.Remove(target); err != nil {
 				return Change{}, fmt.Errorf("integrate: %w", err)
 			}
 		}
@@ -207,7 +239,7 @@ func (st *State) take(it *Item, strip func([]byte) ([]byte, error), dry bool) (C
 		}
 		ch = Change{Path: it.Path, Action: "restored", Backup: it.Backup}
 		if !dry {
-			if err := writeAtomic(it.Path, orig, modeOf(it.Path)); err != nil {
+			if err := writeAtomic(target, orig, modeOf(target)); err != nil {
 				return Change{}, err
 			}
 		}
@@ -226,7 +258,7 @@ func (st *State) take(it *Item, strip func([]byte) ([]byte, error), dry bool) (C
 			if ch.Backup, err = st.backup(it.Client, it.Path, cur); err != nil {
 				return Change{}, err
 			}
-			if err := writeAtomic(it.Path, out, modeOf(it.Path)); err != nil {
+			if err := writeAtomic(target, out, modeOf(target)); err != nil {
 				return Change{}, err
 			}
 		}
@@ -252,6 +284,13 @@ func (st *State) takeBack(kind, client, path string, strip func([]byte) ([]byte,
 	if err != nil || bytes.Equal(out, cur) {
 		return Change{Path: path, Action: "unchanged"}, err
 	}
+	target, err := resolveLinks(path)
+	if err != nil {
+		return Change{Path: path}, err
+	}
+	if err := writable(path, target); err != nil {
+		return Change{Path: path}, err
+	}
 	if dry {
 		return Change{Path: path, Action: "updated"}, nil
 	}
@@ -259,7 +298,61 @@ func (st *State) takeBack(kind, client, path string, strip func([]byte) ([]byte,
 	if err != nil {
 		return Change{}, err
 	}
-	return Change{Path: path, Action: "updated", Backup: bk}, writeAtomic(path, out, modeOf(path))
+	return Change{Path: path, Action: "updated", Backup: bk}, writeAtomic(target, out, modeOf(target))
+}
+
+// ErrReadOnly marks a file integrate will not change because the user
+// write-protected it.
+var ErrReadOnly = errors.New("integrate: the file is write-protected")
+
+// writable refuses a file whose owner-write bit is off. The bits are
+// checked, not the outcome of a write: the atomic replace renames over the
+// file, which the directory allows even when the file is read-only, and
+// root may write anything.
+func writable(path, target string) error {
+	fi, err := os.Stat(target)
+	if err != nil {
+		return nil // not there yet: the directory decides
+	}
+	if fi.Mode().Perm()&0o200 != 0 {
+		return nil
+	}
+	return &readOnlyError{path: path, target: target, mode: fi.Mode().Perm()}
+}
+
+type readOnlyError struct {
+	path, target string
+	mode         os.FileMode
+}
+
+func (e *readOnlyError) Error() string {
+	return fmt.Sprintf("%s is write-protected (mode %04o), so compartment left it as it was; "+
+		"make it writable (chmod u+w %s) and run the command again, or add the entry by hand", e.path, e.mode, e.target)
+}
+
+func (e *readOnlyError) Is(target error) bool { return target == ErrReadOnly }
+
+// resolveLinks follows symbolic links from path to the file they name,
+// which may not exist yet (a dangling link is filled in, not replaced).
+func resolveLinks(path string) (string, error) {
+	cur := path
+	for hops := 0; ; hops++ {
+		fi, err := os.Lstat(cur)
+		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			return cur, nil
+		}
+		if hops == 40 {
+			return "", fmt.Errorf("integrate: %s: too many levels of symbolic links; nothing was written", path)
+		}
+		dst, err := os.Readlink(cur)
+		if err != nil {
+			return "", fmt.Errorf("integrate: read the link %s: %w", cur, err)
+		}
+		if !filepath.IsAbs(dst) {
+			dst = filepath.Join(filepath.Dir(cur), dst)
+		}
+		cur = dst
+	}
 }
 
 func modeOf(path string) os.FileMode {

@@ -58,10 +58,10 @@ func TestBackupChain(t *testing.T) {
 	orig := "# mine\nmodel = \"o3\"\n"
 	os.MkdirAll(filepath.Dir(path), 0o700)
 	os.WriteFile(path, []byte(orig), 0o640)
-	if _, err := Wire(e, st, c, Server{Command: "/a/compartment"}, false); err != nil {
+	if _, err := Wire(e, st, c, Server{Command: "/a/compartment"}, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Wire(e, st, c, Server{Command: "/b/compartment", Caller: "other"}, false); err != nil {
+	if _, err := Wire(e, st, c, Server{Command: "/b/compartment", Caller: "other"}, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o640 {
@@ -76,7 +76,7 @@ func TestBackupChain(t *testing.T) {
 	}
 	// A file we created is removed.
 	g, _ := Find("gemini")
-	Wire(e, st2, g, Server{Command: "compartment"}, false)
+	Wire(e, st2, g, Server{Command: "compartment"}, Options{})
 	if ch, _ := Unwire(e, st2, g, false); ch.Action != "removed" {
 		t.Fatalf("unwire of a created file: %+v", ch)
 	}

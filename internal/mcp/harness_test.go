@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/compartment/compartment/internal/hermetic"
 	"github.com/compartment/compartment/internal/vault"
 	"github.com/compartment/compartment/vaultfmt"
 )
@@ -35,6 +36,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	hermetic.Clear()
 	code := m.Run()
 	if binDir != "" {
 		os.RemoveAll(binDir)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/compartment/compartment/internal/hermetic"
 )
 
 // The guard cannot be removed once installed, so each case runs in a child
@@ -20,6 +22,7 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(child(mode))
 	}
+	hermetic.Clear()
 	os.Exit(m.Run())
 }
 

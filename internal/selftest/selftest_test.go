@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/compartment/compartment/embed"
+	"github.com/compartment/compartment/internal/hermetic"
 	"github.com/compartment/compartment/internal/reference"
 	"github.com/compartment/compartment/internal/vault"
 	"github.com/compartment/compartment/vaultfmt"
@@ -17,6 +18,7 @@ var cheapKDF = vaultfmt.KDFParams{Time: 1, MemoryKiB: 8 * 1024, Threads: 1}
 var pass = []byte("correct horse battery staple")
 
 func TestMain(m *testing.M) {
+	hermetic.Clear()
 	os.Setenv("COMPARTMENT_UNLOCK_DELAY_MS", "100")
 	os.Exit(m.Run())
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/compartment/compartment/embed"
+	"github.com/compartment/compartment/internal/hermetic"
 	"github.com/compartment/compartment/vaultfmt"
 )
 
@@ -23,6 +24,7 @@ var testKDF = vaultfmt.KDFParams{Time: 1, MemoryKiB: 8 * 1024, Threads: 1}
 var testPass = []byte("correct horse battery staple")
 
 func TestMain(m *testing.M) {
+	hermetic.Clear()
 	os.Setenv("COMPARTMENT_UNLOCK_DELAY_MS", "100")
 	os.Exit(m.Run())
 }

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# sets: run test
 # Go modules through the module proxy, so later steps (and the test run in
 # a network namespace) never need the network.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# sets: test
 # Go tools `make lint` runs, and the modules its go.mod check consults, so
 # lint and tests work later with GOPROXY=off.
 #

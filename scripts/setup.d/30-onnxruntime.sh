@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# sets: test onnx
 # ONNX Runtime for the ONNX embedding backend (embed/onnx*.go).
 #
 # The shared library comes from the npm package onnxruntime-node, pinned to

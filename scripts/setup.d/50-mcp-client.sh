@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# sets: test
 # The official MCP TypeScript SDK client (@modelcontextprotocol/sdk, pinned in
 # internal/mcp/testdata/client/package.json and its package-lock.json), which
 # internal/mcp's end-to-end tests use to drive `compartment serve` over stdio.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# sets: test
 # Real MCP clients, the judges of the configurations `compartment integrate`
 # writes: Claude Code, Codex CLI, Gemini CLI, OpenCode and OpenClaw, pinned
 # in internal/integrate/testdata/clients/package.json and its lock file,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# sets: test
 # podman (Debian), so `make test` builds the container image of the
 # Dockerfile (cmd/compartment/container_test.go, via scripts/container.sh:
 # FROM scratch, no registry). Optional: without it that test skips with a
