@@ -2,6 +2,7 @@ package devsync
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -181,3 +182,5 @@ func sameLists(a, b []string) string {
 }
 
 var _ = time.Second
+
+func readAllFile(p string) ([]byte, error) { return os.ReadFile(p) }
