@@ -1,8 +1,8 @@
 package devsync
 
 import (
-	"flag"
 	"encoding/hex"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -60,7 +60,9 @@ func newWorld(t *testing.T) *world {
 	return w
 }
 
-func (w *world) logf(format string, a ...any) { w.history = append(w.history, fmt.Sprintf(format, a...)) }
+func (w *world) logf(format string, a ...any) {
+	w.history = append(w.history, fmt.Sprintf(format, a...))
+}
 
 // deliver copies device j's entry and log into device i's folder: a prefix
 // of the log at least as long as the copy i has (a copy in progress) when
