@@ -116,7 +116,7 @@ func setUp(v *vault.Vault, dir string, folderID [16]byte, key []byte, o SetupOpt
 	if err != nil {
 		return nil, Report{}, err
 	}
-	v.SetSyncObserver(s)
+	s.observe()
 	rep, err := s.Merge()
 	return s, rep, err
 }

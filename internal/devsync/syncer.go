@@ -75,9 +75,15 @@ func Attach(v *vault.Vault, opts Options) (*Syncer, Report, error) {
 	if err != nil {
 		return nil, Report{}, err
 	}
-	v.SetSyncObserver(s)
+	s.observe()
 	rep, err := s.Merge()
 	return s, rep, err
+}
+
+// observe makes s the vault's observer and its registered Syncer.
+func (s *Syncer) observe() {
+	s.v.SetSyncObserver(s)
+	attached.Store(s.v, s)
 }
 
 func newSyncer(v *vault.Vault, opts Options) (*Syncer, error) {
@@ -126,6 +132,7 @@ func (s *Syncer) LastReport() Report {
 // Detach stops logging the vault's writes and stops a watcher.
 func (s *Syncer) Detach() {
 	s.v.SetSyncObserver(nil)
+	attached.CompareAndDelete(s.v, s)
 	s.stopWatch()
 }
 

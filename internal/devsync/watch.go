@@ -3,6 +3,7 @@ package devsync
 import (
 	"errors"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/compartment/compartment/internal/vault"
@@ -81,4 +82,17 @@ func (s *Syncer) snapshot() string {
 		b = append(b, fi.ModTime().Format(time.RFC3339Nano)...)
 	}
 	return string(b)
+}
+
+// attached maps each vault to the Syncer attached to it, so a surface that
+// only holds the vault (the MCP server's memory_status) can report sync.
+var attached sync.Map // *vault.Vault -> *Syncer
+
+// For returns the Syncer attached to v, or nil.
+func For(v *vault.Vault) *Syncer {
+	s, _ := attached.Load(v)
+	if s == nil {
+		return nil
+	}
+	return s.(*Syncer)
 }
