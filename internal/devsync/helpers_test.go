@@ -184,3 +184,5 @@ func sameLists(a, b []string) string {
 var _ = time.Second
 
 func readAllFile(p string) ([]byte, error) { return os.ReadFile(p) }
+
+func unlockTest() vaultfmt.Unlock { return vaultfmt.Unlock{Passphrase: testPass} }
