@@ -268,8 +268,8 @@ func (c *SyncLeaveCmd) Run(app *App) error {
 // A merge problem is reported on stderr and does not stop the command.
 func (app *App) attachSync(v *vault.Vault) {
 	app.sync = syncState{}
-	if _, err := os.Stat(devsync.SidecarPath(v.Path())); err != nil {
-		return
+	if _, err := os.Stat(devsync.SidecarPath(v.Path())); err != nil || v.File().ReadOnly() {
+		return // not synced, or on read-only media: a merge would be a write
 	}
 	s, rep, err := devsync.Attach(v, devsync.Options{})
 	app.sync = syncState{s, rep, err}

@@ -181,13 +181,10 @@ func (v *Vault) MergeSync(plan func(SyncContents) (SyncPlan, error)) (SyncPlan, 
 // embedForeign gives records whose vectors are missing or come from
 // another model this vault's vectors. The caller holds v.mu.
 func (v *Vault) embedForeign(recs []*Record) error {
-	if v.enc == nil {
-		for _, r := range recs {
-			r.Vectors = nil
-		}
-		return nil
+	model := v.file.Header().Pin.SHA256
+	if v.enc != nil {
+		model = v.enc.Info().SHA256
 	}
-	model := v.enc.Info().SHA256
 	var need []*Record
 	for _, r := range recs {
 		if r.Vectors == nil || r.Vectors.Len() == 0 || [8]byte(model[:8]) != r.Vectors.Model {
@@ -195,8 +192,8 @@ func (v *Vault) embedForeign(recs []*Record) error {
 			need = append(need, r)
 		}
 	}
-	if len(need) == 0 {
-		return nil
+	if len(need) == 0 || v.enc == nil {
+		return nil // without a model here, `reindex` embeds them later
 	}
 	return v.embedRecords(need)
 }
