@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 )
 
@@ -77,6 +78,9 @@ func writeAtomic(path, tmp string, b []byte) error {
 }
 
 func syncDir(dir string) error {
+	if runtime.GOOS == "windows" {
+		return nil // directories cannot be fsynced there; the rename is durable on NTFS
+	}
 	d, err := os.Open(dir)
 	if err != nil {
 		return err
