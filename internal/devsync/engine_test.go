@@ -30,8 +30,12 @@ import (
 // the middle of the run.
 
 func TestMain(m *testing.M) {
-	if os.Getenv("DEVSYNC_HELPER") == "store" {
+	switch os.Getenv("DEVSYNC_HELPER") {
+	case "store":
 		helperStore()
+		return
+	case "merge":
+		helperMerge()
 		return
 	}
 	os.Exit(m.Run())
@@ -65,6 +69,23 @@ func helperStore() {
 		fmt.Printf("ack %d %s\n", i, res.ID)
 	}
 	s.Detach()
+	v.Close()
+}
+
+// helperMerge opens the vault at DEVSYNC_VAULT and merges once (what
+// every command does when it opens a synced vault), then says so.
+func helperMerge() {
+	v, err := vault.Open(os.Getenv("DEVSYNC_VAULT"), vault.Options{Unlock: unlockTest()})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "helper: open:", err)
+		os.Exit(2)
+	}
+	fmt.Println("opened")
+	if _, _, err := Attach(v, Options{}); err != nil {
+		fmt.Fprintln(os.Stderr, "helper: merge:", err)
+		os.Exit(3)
+	}
+	fmt.Println("merged")
 	v.Close()
 }
 
@@ -566,4 +587,78 @@ func TestRsyncRandomOrder(t *testing.T) {
 	}()
 	defer func() { close(stop); <-done }()
 	runWorkload(t, paths, folders, workloadSize(), 90*time.Second)
+}
+
+// TestKillDuringMerge: a process merging 3,000 operations from another
+// device is killed with SIGKILL at a random moment, again and again (until
+// one merge got through): each time the vault holds none of them or all of
+// them, never a part, and the next merge finishes the job.
+func TestKillDuringMerge(t *testing.T) {
+	clearEnv(t)
+	folder := filepath.Join(t.TempDir(), "sync")
+	d := newDevice(t, "target", folder, true)
+	const n = 3000
+	writeForeignLog(t, folder, d.s.keys, n)
+	path := d.path
+	d.close()
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
+	sawBefore, sawAfter := false, false
+	for round := 0; round < 8 && !sawAfter; round++ {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), "DEVSYNC_HELPER=merge", "DEVSYNC_VAULT="+path)
+		out, _ := cmd.StdoutPipe()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(out)
+		sc.Scan() // "opened": the merge starts now
+		time.Sleep(time.Duration(rng.IntN(1500)) * time.Millisecond)
+		cmd.Process.Kill()
+		for sc.Scan() {
+		}
+		cmd.Wait()
+		v := openVault(t, path) // no Attach: look at the vault as the kill left it
+		recs, err := v.Records()
+		v.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch len(recs) {
+		case 0:
+			sawBefore = true
+		case n:
+			sawAfter = true
+		default:
+			t.Fatalf("round %d: a kill during the merge left %d of %d memories", round, len(recs), n)
+		}
+	}
+	if _, err := (&device{t: t, path: path}).reopen(); err != nil {
+		t.Fatal(err)
+	}
+	v := openVault(t, path)
+	defer v.Close()
+	if recs, _ := v.Records(); len(recs) != n {
+		t.Fatalf("after a full merge the vault holds %d of %d", len(recs), n)
+	}
+	t.Logf("kills left the vault before the merge: %v, after it: %v", sawBefore, sawAfter)
+}
+
+// writeForeignLog writes a log of n stores from another device into dir.
+func writeForeignLog(t testing.TB, dir string, keys *folderKeys, n int) {
+	t.Helper()
+	dev, _ := randomID()
+	if err := writeDevice(dir, keys, &Device{ID: dev, Name: "other", Joined: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	o := &ownLog{dir: dir, device: dev, k: keys}
+	ops := make([]Op, n)
+	for i := range ops {
+		id, _ := randomID()
+		r := &vault.Record{Text: fmt.Sprintf("foreign memory %d", i), Source: "other", Namespace: "main",
+			Kind: vault.KindFact, Discovered: "2026-12-01", Created: time.Now(), Importance: 0.5}
+		ops[i] = Op{Kind: OpStore, Device: dev, Clock: Clock{Wall: uint64(i + 1)}, Target: id, Payload: vault.SyncRecordBody(r, false)}
+	}
+	if err := o.append(ops); err != nil {
+		t.Fatal(err)
+	}
 }
