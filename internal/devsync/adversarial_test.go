@@ -240,3 +240,18 @@ func TestShredRemovesContentFromEveryLog(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestOwnLogPutBackIsNotForked: when an engine puts an older copy of a
+// device's own log back, the device refuses to write rather than fork its
+// log, saying why.
+func TestOwnLogPutBackIsNotForked(t *testing.T) {
+	_, a, _ := pair(t)
+	old, _ := os.ReadFile(a.logFile())
+	a.store("the build server is in rack four")
+	a.merge()
+	os.WriteFile(a.logFile(), old, 0o600)
+	_, err := a.v.Store(vault.StoreRequest{Text: "the cafe closes at six", Source: "test"})
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "older copy") {
+		t.Fatalf("a store onto an older copy of the own log: %v", err)
+	}
+}

@@ -186,6 +186,11 @@ func (s *Syncer) Committing(changes []vault.SyncChange) error {
 	if err := s.own.load(); err != nil {
 		return s.unreachable(err)
 	}
+	// An older copy of this device's own log put back by an engine would
+	// fork it if appended to: refuse the write instead.
+	if err := s.checkSeen(s.id, s.own.st); err != nil {
+		return err
+	}
 	for i, c := range s.clocks(len(ops)) {
 		ops[i].Device, ops[i].Clock = s.id, c
 	}
