@@ -127,3 +127,30 @@ func TestJoinWrongPassphrase(t *testing.T) {
 		t.Fatalf("a failed join left a sidecar: %v", err)
 	}
 }
+
+// TestShredTakesFoldedTwins: a claim stored on two devices is one memory;
+// shredding it shreds both copies everywhere, not only the one kept.
+func TestShredTakesFoldedTwins(t *testing.T) {
+	clearEnv(t)
+	folder := filepath.Join(t.TempDir(), "sync")
+	a := newDevice(t, "a", folder, true)
+	b := newDevice(t, "b", folder, false)
+	kept := a.store("the alarm code is 4417")
+	twin := b.store("The alarm code is 4417.")
+	b.merge()
+	a.merge()
+	b.merge()
+	if _, err := a.v.Forget(kept, true); err != nil {
+		t.Fatal(err)
+	}
+	a.merge()
+	b.merge()
+	a.merge()
+	for _, d := range []*device{a, b} {
+		for _, id := range []string{kept, twin} {
+			if _, err := d.v.Get(id); err == nil {
+				t.Fatalf("%s still holds %s after the shred", d.name, id)
+			}
+		}
+	}
+}

@@ -66,6 +66,9 @@ func (v *Vault) tellSync(changes []vaultfmt.Change) error {
 			}
 			out = append(out, SyncChange{ID: id, Deleted: true, Shred: shredded[id], WasRelation: rel,
 				Before: v.st.records[id]})
+			if shredded[id] && v.st.records[id] != nil {
+				out = append(out, v.foldedTwins(v.st.records[id])...)
+			}
 		case c.Item.Kind == kindRecord:
 			r, err := decodeRecord(id, c.Item.Body)
 			if err != nil {
@@ -87,6 +90,20 @@ func (v *Vault) tellSync(changes []vaultfmt.Change) error {
 		return fmt.Errorf("sync log: %w", err)
 	}
 	return nil
+}
+
+// foldedTwins are the copies of r's claim that a merge folded into it (the
+// same claim stored on another device, superseded by r): a shred of r
+// shreds them too, on every device. The caller holds v.mu.
+func (v *Vault) foldedTwins(r *Record) []SyncChange {
+	key := ClaimKey(r)
+	var out []SyncChange
+	for id, twin := range v.st.records {
+		if twin.SupersededBy == r.ID && ClaimKey(twin) == key {
+			out = append(out, SyncChange{ID: id, Deleted: true, Shred: true, Before: twin})
+		}
+	}
+	return out
 }
 
 // SyncPlan is what a merge writes: whole records and relations to put (new
