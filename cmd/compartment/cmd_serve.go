@@ -47,7 +47,11 @@ func (c *ServeCmd) Run(app *App) error {
 			}
 			u.Keyfile = kf
 		}
-		return vault.Open(app.Vault, app.vaultOptions(vault.Options{Unlock: u, Caller: app.Caller, Encoder: enc, Now: now}))
+		v, err := vault.Open(app.Vault, app.vaultOptions(vault.Options{Unlock: u, Caller: app.Caller, Encoder: enc, Now: now}))
+		if err == nil {
+			serveSync(v, log) // cmd_sync.go
+		}
+		return v, err
 	}
 	if _, err := os.Stat(app.Vault); err != nil {
 		log.Warn("no vault here yet: tools will fail until `compartment init` creates one", "vault", app.Vault)

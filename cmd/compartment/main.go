@@ -71,6 +71,7 @@ type CLI struct {
 	Selftest     SelftestCmd     `cmd:"" help:"Check this install end to end: seal, audit, index, offline guard, model, 20 reference questions."`
 	Probe        ProbeCmd        `cmd:"" name:"offline-probe" hidden:"" help:"(internal) Install the offline guard and test it."`
 	Update       UpdateCmd       `cmd:"" help:"Replace this program with a signed release you brought here (--from); never downloads."`
+	Sync         SyncCmd         `cmd:"" help:"One memory on every device through a folder Syncthing or any file-sync engine shares: init, join, status, now, leave."`
 }
 
 // Globals are the flags every command understands.
@@ -96,6 +97,9 @@ type App struct {
 	Stdout  io.Writer
 	Stderr  io.Writer
 	Stdin   io.Reader
+
+	// sync is the vault's sync folder, attached when it was opened.
+	sync syncState
 }
 
 // exitError carries a specific exit status for the error it wraps.

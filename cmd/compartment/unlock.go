@@ -163,6 +163,7 @@ func (app *App) openVaultWith(u vaultfmt.Unlock) (*vault.Vault, error) {
 	if err != nil {
 		return nil, err
 	}
+	app.attachSync(v) // merge what other devices logged (cmd_sync.go)
 	// The expiry sweep runs on every open, as it does when serving.
 	// A vault on read-only media is only read: the sweep would be a write.
 	if v.Config().Settings.ExpireMemories && !app.noSweep && !v.File().ReadOnly() {

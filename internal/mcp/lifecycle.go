@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/compartment/compartment/internal/devsync"
 	"github.com/compartment/compartment/internal/vault"
 )
 
@@ -24,7 +25,25 @@ type statusOut struct {
 	Hint     string        `json:"hint,omitempty"`
 	Vault    *vault.Status `json:"vault,omitempty"`
 	Settings *settingsOut  `json:"settings,omitempty"`
+	Sync     *syncOut      `json:"sync,omitempty"`
 	Server   serverOut     `json:"server"`
+}
+
+// syncOut is the vault's sync folder, when it has one (internal/devsync).
+type syncOut struct {
+	Folder    string          `json:"folder"`
+	Device    string          `json:"device_id"`
+	Devices   []syncDeviceOut `json:"devices"`
+	LastMerge string          `json:"last_merge,omitempty"`
+	Pending   int             `json:"pending"`
+	Problem   string          `json:"problem,omitempty"`
+}
+
+type syncDeviceOut struct {
+	Name       string `json:"name"`
+	This       bool   `json:"this_device"`
+	Operations uint64 `json:"operations"`
+	LastOp     string `json:"last_operation,omitempty"`
 }
 
 // settingsOut are the settings that change what the tools do.
@@ -77,6 +96,17 @@ func (s *Server) statusTool() toolDef {
 				"unlock_tool_enabled":         boolean(""),
 				"auto_lock_minutes":           count("0 = never"),
 			}),
+			"sync": outputObject(schema{
+				"folder":     str("the sync folder this vault shares with other devices"),
+				"device_id":  str("this device"),
+				"last_merge": str("RFC 3339"),
+				"pending":    count("memories other devices' operations name whose store has not arrived yet"),
+				"problem":    str("why the last merge was refused or failed"),
+				"devices": list("every device on the folder's signed list", outputObject(schema{
+					"name": str(""), "this_device": boolean(""), "operations": count("operations in its log"),
+					"last_operation": str("RFC 3339: when its newest operation was made"),
+				})),
+			}),
 			"server": outputObject(schema{
 				"version":             str(""),
 				"uptime_seconds":      count(""),
@@ -120,7 +150,32 @@ func (s *Server) status() (statusOut, error) {
 		IncludeReferenceInSearch: cfg.IncludeReferenceInSearch, IncludePacksInSearch: cfg.IncludePacksInSearch,
 		UnlockToolEnabled: cfg.UnlockToolEnabled, AutoLockMinutes: cfg.AutoLockMinutes,
 	}
+	out.Sync = syncStatus(v)
 	return out, nil
+}
+
+// syncStatus reports the vault's sync folder, or nil when it has none.
+func syncStatus(v *vault.Vault) *syncOut {
+	sy := devsync.For(v)
+	if sy == nil {
+		return nil
+	}
+	st, err := sy.Status()
+	out := &syncOut{Folder: st.Folder, Device: st.Device, Pending: st.LastMerge.Pending, Problem: st.LastMerge.Refused}
+	if !st.LastMerge.At.IsZero() {
+		out.LastMerge = st.LastMerge.At.Format(time.RFC3339)
+	}
+	if err != nil {
+		out.Problem = err.Error()
+	}
+	for _, d := range st.Devices {
+		o := syncDeviceOut{Name: d.Name, This: d.This, Operations: d.Operations}
+		if !d.LastOp.IsZero() {
+			o.LastOp = d.LastOp.Format(time.RFC3339)
+		}
+		out.Devices = append(out.Devices, o)
+	}
+	return out
 }
 
 func (s *Server) serverStats() serverOut {

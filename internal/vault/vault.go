@@ -50,6 +50,10 @@ type Vault struct {
 	// readOnly refuses writes (Options.ReadOnly).
 	readOnly bool
 	guard    rollbackGuard
+	// sync is told of this vault's own writes before they reach the file
+	// (see sync.go); merging is set while a sync merge writes.
+	sync    SyncObserver
+	merging bool
 }
 
 // Create makes a new vault at path with a passphrase slot (and a keyfile
@@ -238,6 +242,9 @@ func (v *Vault) update(build func() ([]vaultfmt.Change, error)) error {
 	err := v.file.Update(func() ([]vaultfmt.Change, error) {
 		var err error
 		changes, err = build()
+		if err == nil {
+			err = v.tellSync(changes)
+		}
 		return changes, err
 	})
 	if err != nil {

@@ -1,0 +1,156 @@
+package devsync
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/compartment/compartment/internal/vault"
+)
+
+// TestTwoDevicesShareOneFolder: what each device stores, forgets and links
+// reaches the other; a vault's memories from before joining are kept and
+// merged.
+func TestTwoDevicesShareOneFolder(t *testing.T) {
+	clearEnv(t)
+	folder := filepath.Join(t.TempDir(), "sync")
+	a := newDevice(t, "a", "", false)
+	old := a.store("the staging database listens on port 5433")
+	a.setUp(folder, true)
+	b := newDevice(t, "b", "", false)
+	b.store("the laptop is called tern")
+	b.setUp(folder, false)
+
+	x := a.store("the deploy key lives in the team vault")
+	y := b.store("the release train leaves on thursdays")
+	a.merge()
+	b.merge()
+	a.merge()
+	if diff := sameLists(a.memories(), b.memories()); diff != "" {
+		t.Fatalf("devices differ:\n%s", diff)
+	}
+	want := []string{"the deploy key lives in the team vault", "the laptop is called tern",
+		"the release train leaves on thursdays", "the staging database listens on port 5433"}
+	if got := a.liveTexts(); strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("live memories %q, want %q", got, want)
+	}
+
+	if _, err := b.v.Forget(x, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.v.Forget(old, true); err != nil {
+		t.Fatal(err)
+	}
+	rel, err := a.v.Link(vault.LinkRequest{Subject: "tern", Predicate: "runs", Object: "debian"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.merge()
+	a.merge()
+	if diff := sameLists(a.memories(), b.memories()); diff != "" {
+		t.Fatalf("devices differ after forget, shred, link:\n%s", diff)
+	}
+	for _, d := range []*device{a, b} {
+		for _, id := range []string{x, old} {
+			if _, err := d.v.Get(id); err == nil {
+				t.Fatalf("%s still holds %s", d.name, id)
+			}
+		}
+	}
+	if err := b.v.Unlink(rel.ID); err != nil {
+		t.Fatal(err)
+	}
+	a.merge()
+	if rels, _ := a.v.Relations(vault.RelationQuery{}); len(rels.Relations) != 0 {
+		t.Fatalf("unlink did not reach a: %v", rels.Relations)
+	}
+	_ = y
+}
+
+// TestSameFactOnTwoDevicesIsOneMemory: a claim stored on both devices
+// before either saw the other's ends as one live memory on both, the
+// first stored; a claim that differs in a number stays two.
+func TestSameFactOnTwoDevicesIsOneMemory(t *testing.T) {
+	clearEnv(t)
+	folder := filepath.Join(t.TempDir(), "sync")
+	a := newDevice(t, "a", folder, true)
+	b := newDevice(t, "b", folder, false)
+	first := a.store("The staging database listens on port 5433.")
+	b.store("the staging database listens on port 5433")
+	b.store("the staging database listens on port 5434")
+	b.merge()
+	a.merge()
+	b.merge()
+	for _, d := range []*device{a, b} {
+		got := d.liveTexts()
+		if len(got) != 2 {
+			t.Fatalf("%s: live %q, want the 5433 claim once and the 5434 claim", d.name, got)
+		}
+		r, err := d.v.Get(first)
+		if err != nil || !r.Live() {
+			t.Fatalf("%s: the first stored copy is not the one kept: %v %v", d.name, r, err)
+		}
+	}
+	if diff := sameLists(a.memories(), b.memories()); diff != "" {
+		t.Fatalf("devices differ:\n%s", diff)
+	}
+}
+
+// TestReopenMergesWhatArrived: a command that opens the vault merges.
+func TestReopenMergesWhatArrived(t *testing.T) {
+	clearEnv(t)
+	folder := filepath.Join(t.TempDir(), "sync")
+	a := newDevice(t, "a", folder, true)
+	b := newDevice(t, "b", folder, false)
+	a.store("the printer on floor two jams on a4 paper")
+	if _, err := b.reopen(); err != nil {
+		t.Fatal(err)
+	}
+	if got := b.liveTexts(); len(got) != 1 {
+		t.Fatalf("b after reopen holds %q", got)
+	}
+}
+
+// TestJoinWrongPassphrase is refused and changes nothing.
+func TestJoinWrongPassphrase(t *testing.T) {
+	clearEnv(t)
+	folder := filepath.Join(t.TempDir(), "sync")
+	newDevice(t, "a", folder, true)
+	b := newDevice(t, "b", "", false)
+	_, _, err := Join(b.v, folder, SetupOptions{Passphrase: []byte("not the passphrase"), Name: "b"})
+	if !errors.Is(err, ErrWrongPassphrase) {
+		t.Fatalf("join with a wrong passphrase: %v", err)
+	}
+	if _, err := os.Stat(SidecarPath(b.path)); !os.IsNotExist(err) {
+		t.Fatalf("a failed join left a sidecar: %v", err)
+	}
+}
+
+// TestShredTakesFoldedTwins: a claim stored on two devices is one memory;
+// shredding it shreds both copies everywhere, not only the one kept.
+func TestShredTakesFoldedTwins(t *testing.T) {
+	clearEnv(t)
+	folder := filepath.Join(t.TempDir(), "sync")
+	a := newDevice(t, "a", folder, true)
+	b := newDevice(t, "b", folder, false)
+	kept := a.store("the alarm code is 4417")
+	twin := b.store("The alarm code is 4417.")
+	b.merge()
+	a.merge()
+	b.merge()
+	if _, err := a.v.Forget(kept, true); err != nil {
+		t.Fatal(err)
+	}
+	a.merge()
+	b.merge()
+	a.merge()
+	for _, d := range []*device{a, b} {
+		for _, id := range []string{kept, twin} {
+			if _, err := d.v.Get(id); err == nil {
+				t.Fatalf("%s still holds %s after the shred", d.name, id)
+			}
+		}
+	}
+}
