@@ -29,4 +29,3 @@ func TestWriteReachesLogBeforeVault(t *testing.T) {
 		}
 	}
 }
-
