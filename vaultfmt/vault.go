@@ -219,6 +219,11 @@ func (v *Vault) replay(st *fileState, data []byte) error {
 		return err
 	}
 	st.payloadItems = items
+	if pe, ok := v.h.(PayloadEnder); ok {
+		if err := pe.PayloadEnd(st.hdr.epoch); err != nil {
+			return fmt.Errorf("vaultfmt: handler: %w", err)
+		}
+	}
 	st.journalStart = int64(st.hdr.length) + int64(st.hdr.payloadLen)
 	st.end = st.journalStart
 	return v.replayJournal(st, data[st.journalStart:], st.journalStart)

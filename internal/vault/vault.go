@@ -254,7 +254,7 @@ func (v *Vault) update(build func() ([]vaultfmt.Change, error)) error {
 			return err
 		}
 	}
-	if v.file.NeedsCompaction() {
+	if v.file.NeedsCompaction() || v.st.needsCheckpoint(v.file.Stats().JournalFrames) {
 		if err := v.file.Compact(); err != nil {
 			return fmt.Errorf("compact vault %s: %w (your data is safe in the journal)", v.path, err)
 		}
