@@ -1,8 +1,10 @@
 package vaultfmt
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -135,4 +137,46 @@ func TestDerivedExtensionIsCritical(t *testing.T) {
 	if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "derived") {
 		t.Fatalf("derived kind 0: %v, want ErrCorrupt about the derived record", err)
 	}
+}
+
+// TestParallelReplay: a payload of many frames, opened several at a time,
+// reaches the handler in file order, and a changed byte in any one of its
+// frames (near the start, the middle, the end) is still damage at that
+// frame.
+func TestParallelReplay(t *testing.T) {
+	old := payloadFrameTarget
+	payloadFrameTarget = 1
+	defer func() { payloadFrameTarget = old }()
+	path, v, c := newTestVault(t)
+	var changes []Change
+	const n = 300 // well above the frames the opener runs ahead
+	for i := range n {
+		changes = append(changes, put(i+1, strings.Repeat("x", i%50)))
+	}
+	mustAppend(t, v, c, changes...)
+	if err := v.Compact(); err != nil {
+		t.Fatal(err)
+	}
+	v.Close()
+	v2, c2 := reopen(t, path)
+	v2.Close()
+	sameItems(t, c2, c)
+	for i, ch := range c2.order {
+		if ch.Item.ID != testID(i+1) {
+			t.Fatalf("change %d is item %x: not in file order", i, ch.Item.ID)
+		}
+	}
+	clean := readFile(t, path)
+	l := layoutOf(t, clean)
+	for _, frame := range []int{1, n / 2, n - 2} {
+		b := bytes.Clone(clean)
+		f := l.payload[frame]
+		b[f.off+40] ^= 0x10 // inside the ciphertext
+		writeFile(t, path, b)
+		_, err := Open(path, Unlock{Passphrase: testPass}, newCollector())
+		if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), fmt.Sprintf("%d", f.off)) {
+			t.Errorf("frame %d changed: %v, want damage at offset %d", frame, err, f.off)
+		}
+	}
+	writeFile(t, path, clean)
 }

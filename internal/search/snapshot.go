@@ -40,13 +40,21 @@ func (e *Engine) Snapshot() (Snapshot, error) {
 // or ann.ErrCorrupt.
 func Restore(dim int, snap Snapshot, meta map[uint32]DocMeta, opts Options) (*Engine, error) {
 	e := NewWith(dim, opts)
-	if err := e.lex.UnmarshalBinary(snap.Literal); err != nil {
+	// The two indexes decode side by side, one goroutine each, as
+	// AddBatch builds them.
+	lexErr := make(chan error, 1)
+	go func() { lexErr <- e.lex.UnmarshalBinary(snap.Literal) }()
+	var vec ann.Index
+	var vecErr error
+	if dim > 0 {
+		vec, vecErr = ann.Unmarshal(snap.Vectors)
+	}
+	if err := <-lexErr; err != nil {
 		return nil, fmt.Errorf("search: restore: %w", err)
 	}
 	if dim > 0 {
-		vec, err := ann.Unmarshal(snap.Vectors)
-		if err != nil {
-			return nil, fmt.Errorf("search: restore: %w", err)
+		if vecErr != nil {
+			return nil, fmt.Errorf("search: restore: %w", vecErr)
 		}
 		if vec.Dim() != dim {
 			return nil, fmt.Errorf("search: restore: vectors have %d dims, want %d: %w", vec.Dim(), dim, ErrDimension)
