@@ -286,6 +286,9 @@ func (s *state) restoreSegment(epoch uint64, parts map[vaultfmt.ID][]byte) (*ind
 		if r == nil || !r.Live() {
 			return nil, fmt.Errorf("%w: record %x is not live", errSegment, id)
 		}
+		if _, dup := ix.docOf[r.ID]; dup {
+			return nil, fmt.Errorf("%w: record %x is listed twice", errSegment, id)
+		}
 		doc := seg.docs[i]
 		ix.docOf[r.ID], ix.recOf[doc] = doc, r
 		ix.countNamespace(r.Namespace, +1)

@@ -308,18 +308,25 @@ func TestStaleSegmentIsRebuilt(t *testing.T) {
 	fresh := func() *segment { s := *seg; s.epoch = nextEpoch; return &s }
 	cases := []struct {
 		name string
+		why  string // in the reason the segment was ignored
 		seg  func() []byte
 	}{
-		{"older epoch", func() []byte { return old }},
-		{"missing record", func() []byte {
+		{"older epoch", "epoch", func() []byte { return old }},
+		{"missing record", "covers", func() []byte {
 			s := fresh()
 			s.ids, s.docs = s.ids[:len(s.ids)-1], s.docs[:len(s.docs)-1]
 			return s.encode()
 		}},
-		{"truncated", func() []byte { b := fresh().encode(); return b[:len(b)-3] }},
-		{"bad magic", func() []byte { b := fresh().encode(); b[0] = 'x'; return b }},
-		{"other model", func() []byte { s := fresh(); s.model[0] ^= 1; return s.encode() }},
-		{"broken literal index", func() []byte {
+		{"a record twice", "twice", func() []byte {
+			s := fresh()
+			s.ids = slices.Clone(s.ids)
+			s.ids[1] = s.ids[0]
+			return s.encode()
+		}},
+		{"truncated", "overruns", func() []byte { b := fresh().encode(); return b[:len(b)-3] }},
+		{"bad magic", "no segment header", func() []byte { b := fresh().encode(); b[0] = 'x'; return b }},
+		{"other model", "model", func() []byte { s := fresh(); s.model[0] ^= 1; return s.encode() }},
+		{"broken literal index", "restore", func() []byte {
 			s := fresh()
 			s.snap.Literal = s.snap.Literal[:len(s.snap.Literal)/2]
 			return s.encode()
@@ -334,8 +341,8 @@ func TestStaleSegmentIsRebuilt(t *testing.T) {
 			if restoredFromSegment(r) {
 				t.Fatal("a stale segment was used")
 			}
-			if r.st.segErr == nil {
-				t.Error("no reason recorded for ignoring the segment")
+			if r.st.segErr == nil || !strings.Contains(r.st.segErr.Error(), c.why) {
+				t.Errorf("ignored for %v, want a reason about %q", r.st.segErr, c.why)
 			}
 			if got := ranking(t, r, queries); !slices.Equal(got, want) {
 				t.Errorf("rebuilt engine answers differently:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
