@@ -418,7 +418,8 @@ func TestSegmentCompactionCrash(t *testing.T) {
 }
 
 // TestCheckpointAsTheJournalGrows: enough journal frames compact the vault
-// and write a new segment.
+// and write a new segment, at most once a period while writing, and at
+// close.
 func TestCheckpointAsTheJournalGrows(t *testing.T) {
 	defer func(f, n int) { checkpointFrames, checkpointMinRecords = f, n }(checkpointFrames, checkpointMinRecords)
 	checkpointFrames, checkpointMinRecords = 20, 100
@@ -429,19 +430,35 @@ func TestCheckpointAsTheJournalGrows(t *testing.T) {
 		t.Fatal(err)
 	}
 	epoch := v.File().Header().Epoch
-	for i := range 30 {
-		h.store(v, StoreRequest{Text: fmt.Sprintf("Checkpoint probe number %d is stored", i)})
+	store := func(from, to int) {
+		for i := from; i < to; i++ {
+			h.store(v, StoreRequest{Text: fmt.Sprintf("Checkpoint probe number %d is stored", i)})
+		}
 	}
-	if got := v.File().Header().Epoch; got <= epoch {
-		t.Fatalf("epoch %d after 30 stores, want a checkpoint beyond %d", got, epoch)
+	store(0, 30)
+	if got := v.File().Header().Epoch; got != epoch {
+		t.Fatalf("epoch %d: a checkpoint within the first period after open", got)
 	}
-	if frames := v.File().Stats().JournalFrames; frames >= 20 {
-		t.Errorf("%d journal frames after the checkpoint", frames)
+	h.now = h.now.Add(checkpointEvery)
+	store(30, 31)
+	if got := v.File().Header().Epoch; got != epoch+1 {
+		t.Fatalf("epoch %d after a period, want the checkpoint %d", got, epoch+1)
+	}
+	store(31, 60)
+	if got := v.File().Header().Epoch; got != epoch+1 {
+		t.Fatalf("epoch %d: a second checkpoint within the period", got)
 	}
 	v.Close()
+	_, hdr := readSegment(t, h.path)
+	if hdr.Epoch != epoch+2 {
+		t.Errorf("epoch %d after close, want the closing checkpoint %d", hdr.Epoch, epoch+2)
+	}
 	r := h.open("user")
 	if !restoredFromSegment(r) {
 		t.Errorf("rebuilt after a checkpoint: %v", r.st.segErr)
+	}
+	if n := r.File().Stats().JournalFrames; n != 0 {
+		t.Errorf("%d journal frames to replay after the closing checkpoint", n)
 	}
 }
 

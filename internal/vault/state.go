@@ -3,6 +3,7 @@ package vault
 import (
 	"encoding/binary"
 	"fmt"
+	"time"
 
 	"github.com/compartment/compartment/vaultfmt"
 )
@@ -28,6 +29,9 @@ type state struct {
 	segErr   error
 	// segUsed: the engine of the last full replay came from a segment.
 	segUsed bool
+	// lastCheckpoint is when this handle last checkpointed while writing
+	// (or first considered it).
+	lastCheckpoint time.Time
 }
 
 func newState(v *Vault) *state {
