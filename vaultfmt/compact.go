@@ -119,7 +119,17 @@ func (v *Vault) compactLocked(o rewrite) error {
 	if o.pin != nil {
 		nh.pin = *o.pin
 	}
-	st, err := v.writeSnapshot(nh, v.sweepLive(data), o.sign, false)
+	// Derived items come first: they set the header's derived kind, and
+	// the header's length is fixed before the payload is written.
+	dropKind := v.derivedKindOf(old.hdr)
+	derived, err := v.derivedEntries(nh, func(id ID) bool {
+		l, ok := old.live[id]
+		return ok && (dropKind == 0 || l.kind != dropKind)
+	})
+	if err != nil {
+		return err
+	}
+	st, err := v.writeSnapshot(nh, v.sweepLive(data, derived, dropKind), o.sign, false)
 	if st == nil {
 		return err
 	}
@@ -131,16 +141,25 @@ func (v *Vault) compactLocked(o rewrite) error {
 	return err
 }
 
-// sweepLive yields, in file order, exactly the entries that hold the live
-// version of an item.
-func (v *Vault) sweepLive(data []byte) func(add func(*entry) error) error {
+// sweepLive yields the new derived items (§2.11), then, in file order,
+// exactly the entries that hold the live version of an item, leaving out
+// the old derived items (those of dropKind, when it is not 0).
+func (v *Vault) sweepLive(data []byte, derived []entry, dropKind Kind) func(add func(*entry) error) error {
 	old := &v.st
 	return func(add func(*entry) error) error {
+		for i := range derived {
+			if err := add(&derived[i]); err != nil {
+				return err
+			}
+		}
 		kept := 0
 		keep := func(off, _ int64, es []entry) error {
 			for i := range es {
 				if l, ok := old.live[es[i].id]; ok && l.off == off && l.idx == uint32(i) {
 					kept++
+					if dropKind != 0 && l.kind == dropKind {
+						continue
+					}
 					if err := add(&es[i]); err != nil {
 						return err
 					}

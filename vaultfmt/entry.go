@@ -35,6 +35,7 @@ type entry struct {
 	kind       Kind
 	wrappedKey []byte // OpPut only
 	sealedBody []byte // OpPut only
+	plain      []byte // the opened body, when a replay opened it ahead
 }
 
 // encodedSize is the entry's length in a frame plaintext.

@@ -48,7 +48,9 @@ const (
 	kdfArgon2id13    = 1      // the only KDF id: Argon2id, version 0x13
 	extSignature     = 0x0001 // the signature record: Ed25519 public key || signature
 	extCritical      = 0x8000 // a record a reader must understand or refuse the file
+	extDerived       = 0x8002 // critical: the kind of derived items (FORMAT.md §2.11), 1 byte
 	signatureExtSize = 32 + 64
+	derivedExtSize   = 1
 )
 
 // MaxHeaderBytes bounds header_len: a larger one is damage, so a reader
@@ -85,6 +87,7 @@ type header struct {
 	slots      []slot
 	pin        ModelPin
 	sig        *Signature
+	derived    Kind // kind of the payload's derived items; 0: none (§2.11)
 	mac        [macSize]byte
 	raw        []byte // the header bytes, as read or as written
 }
@@ -104,6 +107,9 @@ func (h *header) encodedLen() int {
 	n := fixedHeaderSize + slotSize*len(h.slots) + 36 + len(h.pin.Name) + 4
 	if h.sig != nil {
 		n += 4 + signatureExtSize
+	}
+	if h.derived != 0 {
+		n += 4 + derivedExtSize
 	}
 	return n + trailerSize
 }
@@ -146,6 +152,11 @@ func (h *header) encodeExt() []byte {
 		b = binary.LittleEndian.AppendUint16(b, signatureExtSize)
 		b = append(b, h.sig.PublicKey...)
 		b = append(b, h.sig.Sig...)
+	}
+	if h.derived != 0 {
+		b = binary.LittleEndian.AppendUint16(b, extDerived)
+		b = binary.LittleEndian.AppendUint16(b, derivedExtSize)
+		b = append(b, byte(h.derived))
 	}
 	return b
 }
@@ -299,6 +310,11 @@ func (h *header) decodeExt(r *reader) error {
 				return corruptf("header", recAt, -1, "signature record is %d bytes, want %d", ln, signatureExtSize)
 			}
 			h.sig = &Signature{PublicKey: bytes.Clone(val[:32]), Sig: bytes.Clone(val[32:])}
+		case typ == extDerived:
+			if ln != derivedExtSize || val[0] == 0 {
+				return corruptf("header", recAt, -1, "derived-items record is %d bytes (kind %v), want 1 byte, a kind other than 0", ln, val)
+			}
+			h.derived = Kind(val[0])
 		case typ&extCritical != 0:
 			return fmt.Errorf("%w: header extension %#04x is required but unknown to this build", ErrUnsupportedVersion, typ)
 		}
@@ -328,6 +344,7 @@ func (h *header) public() Header {
 		Created: time.Unix(0, h.created).UTC(),
 		Epoch:   h.epoch,
 		Pin:     h.pin,
+		Derived: h.derived,
 	}
 	for _, s := range h.slots {
 		out.Slots = append(out.Slots, SlotInfo{Kind: s.kind, KDF: s.kdf})

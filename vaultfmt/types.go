@@ -95,6 +95,9 @@ type Header struct {
 	Slots     []SlotInfo
 	Pin       ModelPin
 	Signature *Signature // nil when unsigned
+	// Derived is the kind of the payload's derived items (FORMAT.md
+	// §2.11); 0 when it has none.
+	Derived Kind
 }
 
 // Signature is the Ed25519 signature over the canonical manifest.

@@ -218,11 +218,16 @@ func (v *Vault) loadFrom(f *os.File, u *Unlock) (*fileState, error) {
 // replay feeds the payload and the journal of a file image to the handler
 // and fills st.
 func (v *Vault) replay(st *fileState, data []byte) error {
-	_, items, err := walkPayload(data, st.hdr, v.k, v.applyFn(st, false))
+	_, items, err := walkPayloadWith(data, st.hdr, v.k, v.applyFn(st, false), true)
 	if err != nil {
 		return err
 	}
 	st.payloadItems = items
+	if pe, ok := v.h.(PayloadEnder); ok {
+		if err := pe.PayloadEnd(st.hdr.epoch); err != nil {
+			return fmt.Errorf("vaultfmt: handler: %w", err)
+		}
+	}
 	st.journalStart = int64(st.hdr.length) + int64(st.hdr.payloadLen)
 	st.end = st.journalStart
 	return v.replayJournal(st, data[st.journalStart:], st.journalStart)
@@ -258,9 +263,12 @@ func (v *Vault) applyFn(st *fileState, journal bool) frameFn {
 			e := &es[i]
 			c := Change{Op: e.op, Item: Item{ID: e.id, Kind: e.kind}}
 			if e.op == OpPut {
-				body, err := openItem(v.k, st.hdr.vaultID, e)
-				if err != nil {
-					return corruptf("item", off, -1, "entry %d (id %x): %v", i, e.id, err)
+				body := e.plain
+				if body == nil {
+					var err error
+					if body, err = openItem(v.k, st.hdr.vaultID, e); err != nil {
+						return corruptf("item", off, -1, "entry %d (id %x): %v", i, e.id, err)
+					}
 				}
 				c.Item.Body = body
 				st.live[e.id] = loc{off: off, idx: uint32(i), kind: e.kind}

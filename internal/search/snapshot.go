@@ -2,6 +2,7 @@ package search
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/compartment/compartment/ann"
 )
@@ -39,13 +40,21 @@ func (e *Engine) Snapshot() (Snapshot, error) {
 // or ann.ErrCorrupt.
 func Restore(dim int, snap Snapshot, meta map[uint32]DocMeta, opts Options) (*Engine, error) {
 	e := NewWith(dim, opts)
-	if err := e.lex.UnmarshalBinary(snap.Literal); err != nil {
+	// The two indexes decode side by side, one goroutine each, as
+	// AddBatch builds them.
+	lexErr := make(chan error, 1)
+	go func() { lexErr <- e.lex.UnmarshalBinary(snap.Literal) }()
+	var vec ann.Index
+	var vecErr error
+	if dim > 0 {
+		vec, vecErr = ann.Unmarshal(snap.Vectors)
+	}
+	if err := <-lexErr; err != nil {
 		return nil, fmt.Errorf("search: restore: %w", err)
 	}
 	if dim > 0 {
-		vec, err := ann.Unmarshal(snap.Vectors)
-		if err != nil {
-			return nil, fmt.Errorf("search: restore: %w", err)
+		if vecErr != nil {
+			return nil, fmt.Errorf("search: restore: %w", vecErr)
 		}
 		if vec.Dim() != dim {
 			return nil, fmt.Errorf("search: restore: vectors have %d dims, want %d: %w", vec.Dim(), dim, ErrDimension)
@@ -62,7 +71,34 @@ func Restore(dim int, snap Snapshot, meta map[uint32]DocMeta, opts Options) (*En
 			return nil, fmt.Errorf("search: restore: record %d is not in the snapshot", doc)
 		}
 		e.docs[doc] = &docState{meta: m}
-		e.pop.add(m)
+		if !m.Reference {
+			e.pop.byNS[m.Namespace] = append(e.pop.byNS[m.Namespace], m.Seq)
+		}
+	}
+	// One sort per namespace, not one insertion per record.
+	for _, s := range e.pop.byNS {
+		slices.Sort(s)
 	}
 	return e, nil
+}
+
+// SettleVectors waits until a vector graph being built in the background
+// has caught up and been swapped in, so that a [Engine.Snapshot] taken
+// next holds the graph rather than the exact index it replaces.
+func (e *Engine) SettleVectors() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if a, ok := e.vec.(*ann.Auto); ok {
+		a.Wait()
+	}
+}
+
+// VectorCount is the number of windows in the vector index.
+func (e *Engine) VectorCount() int {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	if e.vec == nil {
+		return 0
+	}
+	return e.vec.Len()
 }

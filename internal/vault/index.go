@@ -27,9 +27,13 @@ func newIndex(v *Vault) *index {
 	if v.enc != nil {
 		dim = v.enc.Info().Dim
 	}
-	engine := search.NewWith(dim, search.Options{HNSWThreshold: v.cfg.Settings.HNSWThreshold, Calibration: v.calibration(),
-		Reads: embed.ReadsOf(v.enc)})
+	engine := search.NewWith(dim, v.engineOptions())
 	return &index{v: v, engine: engine, docOf: map[string]uint32{}, recOf: map[uint32]*Record{}, namespaces: map[string]int{}}
+}
+
+// engineOptions configure the vault's search engine.
+func (v *Vault) engineOptions() search.Options {
+	return search.Options{HNSWThreshold: v.cfg.Settings.HNSWThreshold, Calibration: v.calibration(), Reads: embed.ReadsOf(v.enc)}
 }
 
 // add indexes a live record: its claim literally, and its windows when they

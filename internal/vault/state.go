@@ -3,6 +3,7 @@ package vault
 import (
 	"encoding/binary"
 	"fmt"
+	"time"
 
 	"github.com/compartment/compartment/vaultfmt"
 )
@@ -21,6 +22,16 @@ type state struct {
 	// collected, and settle indexes them all at once (much faster than one
 	// by one).
 	loading bool
+	// segParts are the index segment's parts (§3.5) a full replay found in
+	// the payload, until PayloadEnd uses or drops them; segErr says why the
+	// last one was not used.
+	segParts map[vaultfmt.ID][]byte
+	segErr   error
+	// segUsed: the engine of the last full replay came from a segment.
+	segUsed bool
+	// lastCheckpoint is when this handle last checkpointed while writing
+	// (or first considered it).
+	lastCheckpoint time.Time
 }
 
 func newState(v *Vault) *state {
@@ -40,6 +51,8 @@ func (s *state) Reset() {
 	}
 	s.index = newIndex(s.v)
 	s.loading = true
+	s.segParts = nil
+	s.segUsed = false
 }
 
 // settle indexes what a full replay collected; it is a no-op otherwise.
@@ -75,6 +88,13 @@ func (s *state) Apply(c vaultfmt.Change) error {
 			return err
 		}
 		s.relations[id] = rel
+	case kindSegment:
+		if s.loading && isSegmentID(c.Item.ID) {
+			if s.segParts == nil {
+				s.segParts = map[vaultfmt.ID][]byte{}
+			}
+			s.segParts[c.Item.ID] = c.Item.Body
+		}
 	case kindAudit:
 		e, err := decodeAudit(c.Item.Body)
 		if err != nil {

@@ -1,0 +1,378 @@
+package vault
+
+// The index segment (FORMAT.md §3.5) is the search engine written down at
+// compaction: which record holds which doc number, the literal index and
+// the vector index (HNSW graph included). It is a vaultfmt derived item
+// (§2.11), split into parts of at most segmentPartBytes, so an open can
+// restore the engine instead of re-tokenising every claim and rebuilding
+// the graph. It is a cache: one that does not match the records exactly
+// is ignored and the engine is rebuilt from them.
+//
+//	+0   4  magic "cSEG"
+//	+4   1  version 1
+//	+5   3  reserved, 0
+//	+8   8  epoch u64: the compaction it was written by
+//	+16  8  model: first 8 bytes of the SHA-256 of the vectors' model (0: none)
+//	+24  4  N u32: indexed records
+//	+28  4  next u32: doc numbers are < next
+//	+32     N × (record id [16] || doc u32), docs strictly ascending
+//	        literal length u64 || literal index bytes (§5)
+//	        vector length u64 || vector index bytes (§4); length 0: none
+//
+// Each part is the item body `part u16 || parts u16 || chunk`, under the
+// id segmentIDPrefix || part u16 (big-endian).
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/compartment/compartment/internal/search"
+	"github.com/compartment/compartment/vaultfmt"
+)
+
+// Part of the format: do not change.
+const (
+	kindSegment      vaultfmt.Kind = 4
+	segmentMagic                   = "cSEG"
+	segmentVersion                 = 1
+	segmentHeadSize                = 32
+	segmentEntrySize               = 20
+	segmentIDPrefix                = "\xffindex segment" // 14 bytes, then the part number
+)
+
+// segmentPartBytes is the most segment bytes one item carries. A variable
+// so tests can split small segments.
+var segmentPartBytes = 16 << 20
+
+// useSegments turns restoring from segments on; tests turn it off to
+// compare with the rebuild.
+var useSegments = true
+
+// errSegment marks a segment that cannot be used (the engine is rebuilt).
+var errSegment = errors.New("vault: index segment")
+
+// segment is a decoded index segment.
+type segment struct {
+	epoch uint64
+	model [8]byte
+	next  uint32
+	ids   []vaultfmt.ID
+	docs  []uint32
+	snap  search.Snapshot
+}
+
+func (s *segment) encode() []byte {
+	le := binary.LittleEndian
+	n := segmentHeadSize + segmentEntrySize*len(s.ids) + 16 + len(s.snap.Literal) + len(s.snap.Vectors)
+	b := make([]byte, 0, n)
+	b = append(b, segmentMagic...)
+	b = append(b, segmentVersion, 0, 0, 0)
+	b = le.AppendUint64(b, s.epoch)
+	b = append(b, s.model[:]...)
+	b = le.AppendUint32(b, uint32(len(s.ids)))
+	b = le.AppendUint32(b, s.next)
+	for i, id := range s.ids {
+		b = append(b, id[:]...)
+		b = le.AppendUint32(b, s.docs[i])
+	}
+	b = le.AppendUint64(b, uint64(len(s.snap.Literal)))
+	b = append(b, s.snap.Literal...)
+	b = le.AppendUint64(b, uint64(len(s.snap.Vectors)))
+	return append(b, s.snap.Vectors...)
+}
+
+// decodeSegment checks the framing of a segment; the indexes inside are
+// checked by search.Restore. The slices alias b.
+func decodeSegment(b []byte) (*segment, error) {
+	le := binary.LittleEndian
+	if len(b) < segmentHeadSize || string(b[:4]) != segmentMagic {
+		return nil, fmt.Errorf("%w: no segment header", errSegment)
+	}
+	if b[4] != segmentVersion || b[5]|b[6]|b[7] != 0 {
+		return nil, fmt.Errorf("%w: version %d", errSegment, b[4])
+	}
+	s := &segment{epoch: le.Uint64(b[8:]), next: le.Uint32(b[28:])}
+	copy(s.model[:], b[16:24])
+	n := uint64(le.Uint32(b[24:]))
+	rest := b[segmentHeadSize:]
+	if n > uint64(len(rest))/segmentEntrySize || n > uint64(s.next) {
+		return nil, fmt.Errorf("%w: %d records do not fit", errSegment, n)
+	}
+	s.ids, s.docs = make([]vaultfmt.ID, n), make([]uint32, n)
+	for i := range s.ids {
+		e := rest[i*segmentEntrySize:]
+		copy(s.ids[i][:], e[:16])
+		s.docs[i] = le.Uint32(e[16:])
+		if s.docs[i] >= s.next || i > 0 && s.docs[i] <= s.docs[i-1] {
+			return nil, fmt.Errorf("%w: doc numbers out of order or range at %d", errSegment, i)
+		}
+	}
+	rest = rest[n*segmentEntrySize:]
+	var err error
+	if s.snap.Literal, rest, err = segmentBlob(rest); err != nil {
+		return nil, err
+	}
+	if s.snap.Vectors, rest, err = segmentBlob(rest); err != nil {
+		return nil, err
+	}
+	if len(rest) != 0 {
+		return nil, fmt.Errorf("%w: %d trailing bytes", errSegment, len(rest))
+	}
+	if len(s.snap.Vectors) == 0 {
+		s.snap.Vectors = nil
+	}
+	return s, nil
+}
+
+func segmentBlob(b []byte) (blob, rest []byte, err error) {
+	if len(b) < 8 {
+		return nil, nil, fmt.Errorf("%w: truncated", errSegment)
+	}
+	n := binary.LittleEndian.Uint64(b)
+	if n > uint64(len(b)-8) {
+		return nil, nil, fmt.Errorf("%w: a %d-byte index overruns the segment", errSegment, n)
+	}
+	return b[8 : 8+n], b[8+n:], nil
+}
+
+// segmentID names part p of the segment.
+func segmentID(p int) vaultfmt.ID {
+	var id vaultfmt.ID
+	copy(id[:], segmentIDPrefix)
+	binary.BigEndian.PutUint16(id[14:], uint16(p))
+	return id
+}
+
+// splitSegment cuts segment bytes into items of at most segmentPartBytes.
+func splitSegment(b []byte) ([]vaultfmt.Item, error) {
+	parts := max(1, (len(b)+segmentPartBytes-1)/segmentPartBytes)
+	if parts > 1<<16-1 {
+		return nil, fmt.Errorf("vault: index segment of %d bytes needs too many parts", len(b))
+	}
+	items := make([]vaultfmt.Item, parts)
+	for p := range items {
+		chunk := b[min(p*segmentPartBytes, len(b)):min((p+1)*segmentPartBytes, len(b))]
+		body := make([]byte, 4, 4+len(chunk))
+		binary.LittleEndian.PutUint16(body, uint16(p))
+		binary.LittleEndian.PutUint16(body[2:], uint16(parts))
+		items[p] = vaultfmt.Item{ID: segmentID(p), Kind: kindSegment, Body: append(body, chunk...)}
+	}
+	return items, nil
+}
+
+// joinSegment puts the parts collected from a replay back together: every
+// part 0..parts−1 exactly once, under its own id, all agreeing on parts.
+func joinSegment(parts map[vaultfmt.ID][]byte) ([]byte, error) {
+	if len(parts) == 0 {
+		return nil, fmt.Errorf("%w: none", errSegment)
+	}
+	chunks := make([][]byte, len(parts))
+	for id, body := range parts {
+		if len(body) < 4 {
+			return nil, fmt.Errorf("%w: part too short", errSegment)
+		}
+		p, n := int(binary.LittleEndian.Uint16(body)), int(binary.LittleEndian.Uint16(body[2:]))
+		if n != len(parts) || p >= n || id != segmentID(p) || chunks[p] != nil {
+			return nil, fmt.Errorf("%w: part %d of %d does not fit the %d parts found", errSegment, p, n, len(parts))
+		}
+		chunks[p] = body[4:]
+	}
+	return bytes.Join(chunks, nil), nil
+}
+
+// isSegmentID reports whether id names a segment part.
+func isSegmentID(id vaultfmt.ID) bool { return string(id[:14]) == segmentIDPrefix }
+
+// modelPrefix is what a segment records of the loaded model.
+func (v *Vault) modelPrefix() (m [8]byte) {
+	if v.enc != nil {
+		sha := v.enc.Info().SHA256
+		copy(m[:], sha[:8])
+	}
+	return m
+}
+
+// DerivedKind implements vaultfmt.Deriver.
+func (s *state) DerivedKind() vaultfmt.Kind { return kindSegment }
+
+// Derive implements vaultfmt.Deriver: the index segment of the engine as
+// it stands. It writes none when the engine holds a record the new payload
+// will not (a shred in progress: its words and vectors must not outlive
+// it), or while a replay is still being collected.
+func (s *state) Derive(epoch uint64, live func(vaultfmt.ID) bool) ([]vaultfmt.Item, error) {
+	if s.loading {
+		return nil, nil
+	}
+	ix := s.index
+	seg := &segment{epoch: epoch, model: s.v.modelPrefix(), next: ix.next}
+	docs := make([]uint32, 0, len(ix.recOf))
+	for doc := range ix.recOf {
+		docs = append(docs, doc)
+	}
+	sort.Slice(docs, func(i, j int) bool { return docs[i] < docs[j] })
+	for _, doc := range docs {
+		id, ok := parseID(ix.recOf[doc].ID)
+		if !ok || !live(id) {
+			return nil, nil
+		}
+		seg.ids, seg.docs = append(seg.ids, id), append(seg.docs, doc)
+	}
+	ix.engine.SettleVectors()
+	snap, err := ix.engine.Snapshot()
+	if err != nil {
+		return nil, err
+	}
+	seg.snap = snap
+	return splitSegment(seg.encode())
+}
+
+// PayloadEnd implements vaultfmt.PayloadEnder: with the payload's records
+// collected, a segment written by the same compaction replaces the build
+// that settle would do, and the journal is then applied change by change.
+// A segment that does not fit is dropped and the build happens as before.
+func (s *state) PayloadEnd(epoch uint64) error {
+	parts := s.segParts
+	s.segParts = nil
+	s.segErr = nil
+	if !s.loading || len(parts) == 0 || !useSegments {
+		return nil
+	}
+	ix, err := s.restoreSegment(epoch, parts)
+	if err != nil {
+		s.segErr = err
+		return nil
+	}
+	s.index.engine.Close()
+	s.index, s.loading, s.segUsed = ix, false, true
+	return nil
+}
+
+// restoreSegment builds the index from a segment, checking that it covers
+// exactly the live records collected, with their vectors byte for byte.
+func (s *state) restoreSegment(epoch uint64, parts map[vaultfmt.ID][]byte) (*index, error) {
+	b, err := joinSegment(parts)
+	if err != nil {
+		return nil, err
+	}
+	seg, err := decodeSegment(b)
+	if err != nil {
+		return nil, err
+	}
+	v := s.v
+	if seg.epoch != epoch {
+		return nil, fmt.Errorf("%w: written at epoch %d, the payload is epoch %d", errSegment, seg.epoch, epoch)
+	}
+	if seg.model != v.modelPrefix() {
+		return nil, fmt.Errorf("%w: vectors of another model", errSegment)
+	}
+	live := 0
+	for _, r := range s.records {
+		if r.Live() {
+			live++
+		}
+	}
+	if live != len(seg.ids) {
+		return nil, fmt.Errorf("%w: covers %d records, the payload has %d", errSegment, len(seg.ids), live)
+	}
+	ix := newIndex(v)
+	ix.next = seg.next
+	meta := make(map[uint32]search.DocMeta, len(seg.ids))
+	windows := 0
+	for i, id := range seg.ids {
+		r := s.records[idString(id)]
+		if r == nil || !r.Live() {
+			return nil, fmt.Errorf("%w: record %x is not live", errSegment, id)
+		}
+		if _, dup := ix.docOf[r.ID]; dup {
+			return nil, fmt.Errorf("%w: record %x is listed twice", errSegment, id)
+		}
+		doc := seg.docs[i]
+		ix.docOf[r.ID], ix.recOf[doc] = doc, r
+		ix.countNamespace(r.Namespace, +1)
+		meta[doc] = metaOf(r)
+		if v.hasCurrentVectors(r) {
+			windows += r.Vectors.Len()
+		}
+	}
+	for doc, i := uint32(0), 0; doc < seg.next; doc++ {
+		if i < len(seg.docs) && seg.docs[i] == doc {
+			i++
+			continue
+		}
+		ix.free = append(ix.free, doc)
+	}
+	dim := 0
+	if v.enc != nil {
+		dim = v.enc.Info().Dim
+	} else {
+		seg.snap.Vectors = nil
+	}
+	ix.engine.Close()
+	engine, err := search.Restore(dim, seg.snap, meta, v.engineOptions())
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", errSegment, err)
+	}
+	ix.engine = engine
+	if got := engine.VectorCount(); got != windows {
+		engine.Close()
+		return nil, fmt.Errorf("%w: %d vectors, the records have %d", errSegment, got, windows)
+	}
+	for doc, r := range ix.recOf {
+		vs := r.Vectors
+		if !v.hasCurrentVectors(r) || vs.F32 != nil {
+			continue
+		}
+		if !engine.HoldsInt8Windows(doc, vs.I8, vs.Scales) {
+			engine.Close()
+			return nil, fmt.Errorf("%w: record %s's vectors differ from the index's", errSegment, r.ID)
+		}
+	}
+	// Only once the whole segment is accepted do the records give up their
+	// copies: a rejected one leaves them as the rebuild needs them.
+	for doc, r := range ix.recOf {
+		if vs := r.Vectors; v.hasCurrentVectors(r) && vs.F32 == nil && len(vs.I8) > 0 {
+			vs.I8, vs.Scales, vs.windows, vs.doc, vs.engine = nil, nil, len(vs.I8), doc, engine
+		}
+	}
+	return ix, nil
+}
+
+// Checkpoints (FORMAT.md §3.5): an open restores the segment and then
+// applies the journal change by change, each one a re-index (an HNSW
+// insert among them), so the journal since the segment is kept short by
+// compacting, which writes a new segment, once it holds
+// max(checkpointFrames, live/100) frames in a vault of at least
+// checkpointMinRecords records. Smaller vaults rebuild quickly anyway.
+// A compaction rewrites the whole file, so a writer checkpoints at close,
+// and while it keeps writing (a server, a bulk import) at most once every
+// checkpointEvery: a 100,000-memory import that checkpointed after every
+// 1,024 frames spent six times as long writing as importing.
+var (
+	checkpointFrames     = 1024
+	checkpointMinRecords = 5000
+	checkpointEvery      = time.Minute
+)
+
+// needsCheckpoint reports whether a journal of frames frames is due for a
+// new segment.
+func (s *state) needsCheckpoint(frames int) bool {
+	n := len(s.index.recOf)
+	return n >= checkpointMinRecords && frames >= max(checkpointFrames, n/100)
+}
+
+// checkpointDue is needsCheckpoint for a writer that keeps writing: at
+// most once every checkpointEvery (the first one a period after open).
+func (s *state) checkpointDue(frames int, now time.Time) bool {
+	if s.lastCheckpoint.IsZero() {
+		s.lastCheckpoint = now
+	}
+	if now.Sub(s.lastCheckpoint) < checkpointEvery || !s.needsCheckpoint(frames) {
+		return false
+	}
+	s.lastCheckpoint = now
+	return true
+}

@@ -1,0 +1,80 @@
+package vaultfmt
+
+import "fmt"
+
+// Derived items (FORMAT.md §2.11) are items a handler computes from the
+// others, such as a search index segment, so that an open can restore
+// instead of recompute. They belong to the compaction that wrote them:
+// every compaction drops all of them and writes what the handler derives
+// now, at the front of the new payload, and records their kind in the
+// header's critical extension 0x8002, so a build that does not know the
+// rule refuses the file instead of copying stale (or shredded) derived
+// data into a new payload.
+
+// Deriver is an optional interface of a [Handler] whose state can be
+// written down as derived items.
+type Deriver interface {
+	// DerivedKind is the kind of the handler's derived items; never 0,
+	// and never a kind it stores other items under.
+	DerivedKind() Kind
+	// Derive returns the derived items for a compaction to epoch, whose
+	// payload holds exactly the items live reports. It may return none
+	// (the next open then recomputes); an error stops the compaction.
+	Derive(epoch uint64, live func(ID) bool) ([]Item, error)
+}
+
+// PayloadEnder is an optional interface of a [Handler]: during a full
+// replay (open, or a reload after another process compacted), PayloadEnd
+// is called once the payload's items have been applied and before the
+// journal's, with the payload's epoch.
+type PayloadEnder interface {
+	PayloadEnd(epoch uint64) error
+}
+
+// derivedEntries seals the handler's derived items for a compaction to
+// hdr's epoch and sets hdr's derived kind; none for a handler that is no
+// Deriver. live reports the items the new payload will hold.
+func (v *Vault) derivedEntries(hdr *header, live func(ID) bool) ([]entry, error) {
+	d, ok := v.h.(Deriver)
+	if !ok {
+		return nil, nil
+	}
+	kind := d.DerivedKind()
+	items, err := d.Derive(hdr.epoch, live)
+	if err != nil {
+		return nil, fmt.Errorf("vaultfmt: derive: %w", err)
+	}
+	es := make([]entry, 0, len(items))
+	for _, it := range items {
+		if it.Kind != kind || kind == 0 {
+			return nil, fmt.Errorf("vaultfmt: derive: item %x has kind %d, want the derived kind %d", it.ID, it.Kind, kind)
+		}
+		if live(it.ID) {
+			return nil, fmt.Errorf("vaultfmt: derive: item %x has the id of a stored item", it.ID)
+		}
+		if len(it.Body) > MaxItemBytes {
+			return nil, fmt.Errorf("vaultfmt: derive: item %x is %d bytes, too large for a frame", it.ID, len(it.Body))
+		}
+		e, err := sealItem(v.k, hdr.vaultID, v.rnd, Change{Op: OpPut, Item: it})
+		if err != nil {
+			return nil, err
+		}
+		es = append(es, e)
+	}
+	if len(es) > 0 {
+		hdr.derived = kind
+	}
+	return es, nil
+}
+
+// derivedKindOf is the kind a compaction drops as derived: the one the old
+// header names, else the handler's.
+func (v *Vault) derivedKindOf(old *header) Kind {
+	if old.derived != 0 {
+		return old.derived
+	}
+	if d, ok := v.h.(Deriver); ok {
+		return d.DerivedKind()
+	}
+	return 0
+}
