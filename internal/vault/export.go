@@ -163,7 +163,7 @@ func (v *Vault) Import(r io.Reader, defaultSource string, progress func(lines in
 	var pending []importLine
 	var lineNos []int
 	notOurs := map[string]skipKind{} // ids of skipped reference and pack records
-	done := 0 // the last line of the last batch committed
+	done := 0                        // the last line of the last batch committed
 	flush := func() error {
 		if len(pending) == 0 {
 			return nil
