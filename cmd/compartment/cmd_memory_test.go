@@ -148,7 +148,16 @@ func TestMemoryCommands(t *testing.T) {
 
 func testRecentCmd(c *memCLI) {
 	t := c.t
-	c.importLines(`{"text":"TCP port 22 is SSH","source":"reference pack","reference":true}`)
+	// A reference fact the way the vault gets them (import skips them:
+	// the vault has its own).
+	v, err := vault.Open(c.vault, vault.Options{Unlock: vaultfmt.Unlock{Passphrase: []byte(memCLIPass)}, Caller: "user"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.LoadReference([]vault.BulkFact{{Text: "TCP port 22 is SSH", Source: "reference pack"}}, "test"); err != nil {
+		t.Fatal(err)
+	}
+	v.Close()
 	ids := []string{c.store("The staging database listens on port 5433"), c.store("Priya prefers reviews before noon"),
 		c.store("The NAS lives at 192.168.1.20", "--namespace", "home")}
 	var recs []vault.Record
