@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -153,7 +154,27 @@ func panelsFor(t *testing.T, vault string) []int {
 			pids = append(pids, pid)
 		}
 	}
-	return pids
+	// A panel that is starting a CLI command has, between fork and exec, a
+	// child with its own command line: that child is not a second panel.
+	var panels []int
+	for _, pid := range pids {
+		if !slices.Contains(pids, parentOf(pid)) {
+			panels = append(panels, pid)
+		}
+	}
+	return panels
+}
+
+// parentOf returns a process's parent id (/proc/PID/stat, field 4), or 0
+// when the process has gone.
+func parentOf(pid int) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	ppid, _ := strconv.Atoi(f[1])
+	return ppid
 }
 
 // session returns a process's session id (/proc/PID/stat, field 6).
