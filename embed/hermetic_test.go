@@ -11,7 +11,8 @@ import (
 // daemon). It is internal/hermetic's Clear, copied because embed sits
 // below internal/ in the package map; the kept names are the same.
 func TestMain(m *testing.M) {
-	if os.Getenv(helperEnv) == "1" {
+	// helperEnv, spelled out: only the unix build declares it.
+	if os.Getenv("COMPARTMENT_EMBED_TEST_HELPER") == "1" {
 		// A helper process (the daemon a test started): its environment
 		// is the test's own.
 		os.Exit(m.Run())
