@@ -84,7 +84,7 @@ func (c *HookStatusCmd) Run(app *App) error {
 		})
 	}
 	if len(pending) > 0 {
-		defer fmt.Fprintf(app.Stdout, "waiting: %d memory files written while the vault was locked; the next unlock imports them\n", len(pending))
+		defer fmt.Fprintf(app.Stdout, "waiting: %s captured while the vault was locked; the next unlock imports them\n", capture.WaitingSummary(pending))
 	}
 	if len(cmds) == 0 {
 		fmt.Fprintf(app.Stdout, "capture hook: not installed in %s (`compartment hook install`)\n", integrate.ClaudeSettings(e))
@@ -137,8 +137,8 @@ func shellQuote(s string) string {
 // HookCaptureCmd is what the hook runs. It always exits 0 within
 // captureBudget and prints nothing (Claude Code shows a hook's output in
 // the transcript). While the vault is locked it stores nothing: a memory
-// file's path goes on the pending list for the next unlock, a turn is
-// dropped. Problems go to hook.log beside the integration state.
+// file's path, or a turn's transcript and message id, goes on the pending
+// list for the next unlock; a turn without them is dropped. Problems go to hook.log beside the integration state.
 type HookCaptureCmd struct {
 	JSON bool `help:"Print what was stored as JSON (for hosts that want to know; the Claude Code hook prints nothing)." name:"json"`
 }
@@ -207,13 +207,16 @@ func (c *HookCaptureCmd) capture(app *App) (captureReport, error) {
 	}
 	u, ok := app.quietCredential()
 	if !ok {
-		if file == "" {
-			return captureReport{Skipped: "the vault is locked"}, errors.New("a turn was not stored: the vault is locked (only memory files wait for the next unlock)")
+		if file == "" && !in.Turn.Listable() {
+			return captureReport{Skipped: "the vault is locked"}, errors.New("a turn was not stored: the vault is locked, and the turn names no transcript_path and turn_id to read it back from")
 		}
 		if err := vaultExists(app.Vault); err != nil {
 			return captureReport{Skipped: "no vault"}, err
 		}
-		// The path, never the content, waits for the next unlock.
+		// Where it is, never the content, waits for the next unlock.
+		if file == "" {
+			return captureReport{Pending: true}, capture.AddPendingTurn(app.Vault, in.Turn.TranscriptPath, in.Turn.TurnID, app.Caller, time.Now())
+		}
 		return captureReport{Pending: true}, capture.AddPending(app.Vault, file, app.Caller, time.Now())
 	}
 	app.importPending(u)
@@ -247,8 +250,8 @@ func (app *App) importPending(u vaultfmt.Unlock) capture.PendingResult {
 	for _, s := range res.Skipped {
 		hookLog(fmt.Errorf("captured while locked, not imported: %s: %s", s.Path, s.Reason))
 	}
-	if res.Files > 0 && app.Stderr != nil {
-		fmt.Fprintf(app.Stderr, "imported %d new memories from %d memory files written while the vault was locked\n", res.Stored, res.Files)
+	if sum := res.Summary(); sum != "" && app.Stderr != nil {
+		fmt.Fprintln(app.Stderr, sum)
 	}
 	return res
 }

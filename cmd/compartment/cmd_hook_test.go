@@ -158,3 +158,58 @@ func TestHookTurnHardening(t *testing.T) {
 		}
 	}
 }
+
+// TestHookTurnWhileLocked: a consent turn handed to the hook while the
+// vault is locked waits by its place in the transcript (never its text),
+// `hook status` counts it, `compartment unlock` stores the decision, and a
+// second unlock stores nothing new.
+func TestHookTurnWhileLocked(t *testing.T) {
+	h := newHome(t, "")
+	h.init()
+	h.compartment("lock")
+	line := func(m map[string]any) string { b, _ := json.Marshal(m); return string(b) + "\n" }
+	tr := h.write(".claude/projects/-home-me-app/5f1c.jsonl",
+		line(map[string]any{"type": "assistant", "uuid": "a1", "message": map[string]any{"role": "assistant",
+			"content": []map[string]any{{"type": "text", "text": "The tests pass. Want me to bump Go to 1.26.1 in go.mod?"}}}})+
+			line(map[string]any{"type": "user", "uuid": "u1", "timestamp": "2026-12-01T20:01:00Z", "message": map[string]any{"role": "user", "content": "yes"}}))
+	turn, _ := json.Marshal(map[string]any{"assistant": "The tests pass. Want me to bump Go to 1.26.1 in go.mod?", "user": "yes",
+		"transcript_path": tr, "turn_id": "u1"})
+	for range 2 {
+		if out, code := h.run(string(turn), h.bin, "hook", "capture"); code != 0 || out != "" {
+			t.Fatalf("locked hook on a turn: exit %d, output %q", code, out)
+		}
+	}
+	list := read(t, filepath.Join(h.home, ".compartment", "memory.vault.pending.json"))
+	if strings.Contains(list, "go.mod") || strings.Contains(list, "yes") || !strings.Contains(list, `"turn": "u1"`) {
+		t.Fatalf("the pending list holds the turn's text, or not its place:\n%s", list)
+	}
+	if out := h.compartment("hook", "status"); !strings.Contains(out, "waiting: 1 turn captured while the vault was locked") {
+		t.Fatalf("hook status does not count the turn:\n%s", out)
+	}
+	out, code := h.run(integratePass+"\n", h.bin, "unlock", "--passphrase-stdin")
+	if code != 0 || !strings.Contains(out, "imported 1 new memories from 1 turn") {
+		t.Fatalf("unlock: exit %d\n%s", code, out)
+	}
+	want := `The user agreed to "Want me to bump Go to 1.26.1 in go.mod?" (answered "yes")`
+	got := recentTexts(h)
+	if got[want] != 0.90 || len(got) != 1 {
+		t.Fatalf("after unlock: %v, want %q at 0.90", got, want)
+	}
+	if _, err := os.Stat(filepath.Join(h.home, ".compartment", "memory.vault.pending.json")); !os.IsNotExist(err) {
+		t.Fatal("the empty pending list was left behind")
+	}
+	h.compartment("lock")
+	if out, code := h.run(integratePass+"\n", h.bin, "unlock", "--passphrase-stdin"); code != 0 || strings.Contains(out, "imported") {
+		t.Fatalf("second unlock: exit %d\n%s", code, out)
+	}
+	if got := recentTexts(h); len(got) != 1 {
+		t.Fatalf("the second unlock stored more: %v", got)
+	}
+	// A turn without a place is still not stored while locked, and
+	// hook.log says why.
+	h.compartment("lock")
+	h.run(`{"assistant":"Shall I push the branch?","user":"yes"}`, h.bin, "hook", "capture")
+	if log := read(t, filepath.Join(h.home, ".compartment", "hook.log")); !strings.Contains(log, "names no transcript_path and turn_id") {
+		t.Fatalf("hook.log:\n%s", log)
+	}
+}

@@ -93,6 +93,8 @@ func FuzzPendingList(f *testing.F) {
 	f.Add(`{"version":1,"files":[{"path":"/a/CLAUDE.md","caller":"claude-code","at":"2026-12-01T20:00:00Z"}]}`)
 	f.Add(`{"version":1,"files":null}`)
 	f.Add(`{"version":2}`)
+	f.Add(`{"version":2,"files":[{"kind":"turn","path":"/t/s.jsonl","turn":"u1","caller":"c","at":"2026-12-01T20:00:00Z"}]}`)
+	f.Add(`{"version":2,"files":[{"kind":"file","path":"/a/CLAUDE.md","turn":"x","caller":"c","at":"2026-12-01T20:00:00Z"}]}`)
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, doc string) {
 		p := filepath.Join(dir, "v.pending.json")
@@ -107,6 +109,36 @@ func FuzzPendingList(f *testing.F) {
 			if !filepath.IsAbs(e.Path) || !utf8.ValidString(e.Path) {
 				t.Fatalf("accepted %q", e.Path)
 			}
+			switch {
+			case e.Kind == KindFile && e.Turn == "":
+			case e.Kind == KindTurn && ValidTurnRef(e.Path, e.Turn) == nil:
+			default:
+				t.Fatalf("accepted %+v", e)
+			}
+		}
+	})
+}
+
+// FuzzTranscriptTurn: a transcript is whatever the host (or anyone who can
+// write the file) put there. Reading a turn back never panics, and what it
+// returns is a turn with a reply.
+func FuzzTranscriptTurn(f *testing.F) {
+	f.Add("{\"type\":\"assistant\",\"message\":{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"Shall I push?\"}]}}\n{\"type\":\"user\",\"uuid\":\"u1\",\"message\":{\"role\":\"user\",\"content\":\"yes\"}}\n", "u1")
+	f.Add("{\"uuid\":\"u1\",\"message\":{\"role\":\"user\",\"content\":[1,2]}}", "u1")
+	f.Add("\n\n\r\n{}", "x")
+	f.Fuzz(func(t *testing.T, doc, id string) {
+		turn, day, err := TranscriptTurn(strings.NewReader(doc), id)
+		if err != nil {
+			return
+		}
+		if strings.TrimSpace(turn.User) == "" || !utf8.ValidString(turn.User) || !utf8.ValidString(turn.Assistant) {
+			t.Fatalf("%q: turn %+v", doc, turn)
+		}
+		if day != "" && len(day) != len("2006-01-02") {
+			t.Fatalf("day %q", day)
+		}
+		for _, m := range FromTurn(turn, MaxChars) {
+			checkClean(t, m.Text)
 		}
 	})
 }

@@ -57,15 +57,15 @@ func TestPendingList(t *testing.T) {
 	b, _ := os.ReadFile(PendingPath(path))
 	var doc struct {
 		Version int `json:"version"`
-		Files   []struct{ Path, Caller, At string }
+		Files   []struct{ Kind, Path, Caller, At string }
 	}
-	if err := json.Unmarshal(b, &doc); err != nil || doc.Version != 1 || doc.Files[0].Caller != "claude-code" || doc.Files[0].At != "2026-12-01T20:01:00Z" {
+	if err := json.Unmarshal(b, &doc); err != nil || doc.Version != 2 || doc.Files[0].Kind != "file" || doc.Files[0].Caller != "claude-code" || doc.Files[0].At != "2026-12-01T20:01:00Z" {
 		t.Fatalf("the list as FORMAT.md 7.9 gives it:\n%s", b)
 	}
 	// Bounded: past MaxPending the oldest go.
-	full := pendingList{Version: 1}
+	full := pendingList{Version: 2}
 	for i := range MaxPending {
-		full.Files = append(full.Files, PendingFile{Path: "/p/" + strings.Repeat("x", i+1) + "/CLAUDE.md", Caller: "c", At: at})
+		full.Files = append(full.Files, PendingFile{Kind: KindFile, Path: "/p/" + strings.Repeat("x", i+1) + "/CLAUDE.md", Caller: "c", At: at})
 	}
 	b, _ = json.Marshal(full)
 	os.WriteFile(PendingPath(path), b, 0o600)
@@ -81,9 +81,9 @@ func TestPendingList(t *testing.T) {
 	if b, _ := os.ReadFile(PendingPath(path)); string(b) != "{broken" {
 		t.Fatal("a broken list was changed")
 	}
-	os.WriteFile(PendingPath(path), []byte(`{"version":2,"files":[]}`), 0o600)
+	os.WriteFile(PendingPath(path), []byte(`{"version":3,"files":[]}`), 0o600)
 	if _, err := Pending(path); err == nil {
-		t.Fatal("version 2 accepted")
+		t.Fatal("version 3 accepted")
 	}
 }
 

@@ -6,10 +6,15 @@ import (
 )
 
 // Turn is the host-neutral form of one conversation turn: the assistant's
-// last message and the user's reply to it.
+// last message and the user's reply to it. A host that keeps a transcript
+// may say where the turn is in it (the transcript's absolute path and the
+// id of the user's message there): while the vault is locked, that place,
+// never the text, waits on the pending list for the next unlock.
 type Turn struct {
-	Assistant string `json:"assistant"`
-	User      string `json:"user"`
+	Assistant      string `json:"assistant"`
+	User           string `json:"user"`
+	TranscriptPath string `json:"transcript_path,omitempty"`
+	TurnID         string `json:"turn_id,omitempty"`
 }
 
 // FromTurn returns the memories of one turn. Both sides are cleaned first

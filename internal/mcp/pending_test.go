@@ -13,7 +13,8 @@ import (
 
 // TestUnlockImportsPending: memory files the capture hook listed while the
 // vault was locked are stored when an agent unlocks through memory_unlock,
-// as the caller that listed them; another caller's stay listed.
+// as the caller that listed them, and so is a turn listed by its place in
+// a transcript; another caller's stay listed.
 func TestUnlockImportsPending(t *testing.T) {
 	f := newFixture(t)
 	f.setSetting(t, "unlock_tool_enabled", "true")
@@ -30,6 +31,12 @@ func TestUnlockImportsPending(t *testing.T) {
 		t.Fatal(err)
 	}
 	capture.AddPending(f.vault, other, "codex", time.Now())
+	tr := filepath.Join(env["HOME"], ".claude", "projects", "-home-me-app", "s1.jsonl")
+	os.WriteFile(tr, []byte(`{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"Should I book the 07:40 train to Utrecht for Thursday?"}]}}`+"\n"+
+		`{"type":"user","uuid":"u1","message":{"role":"user","content":"yes"}}`+"\n"), 0o600)
+	if err := capture.AddPendingTurn(f.vault, tr, "u1", "claude-code", time.Now()); err != nil {
+		t.Fatal(err)
+	}
 
 	b := startBridge(t)
 	b.connect(env, "--caller", "claude-code")
@@ -41,6 +48,9 @@ func TestUnlockImportsPending(t *testing.T) {
 	got, _ := json.Marshal(recent)
 	if !strings.Contains(string(got), "We decided to keep the staging database on port 5433.") {
 		t.Fatalf("the pending file was not imported by memory_unlock: %s", got)
+	}
+	if !strings.Contains(string(got), `The user agreed to \"Should I book the 07:40 train to Utrecht for Thursday?\" (answered \"yes\")`) {
+		t.Fatalf("the pending turn was not imported by memory_unlock: %s", got)
 	}
 	if strings.Contains(string(got), "linter") {
 		t.Fatalf("another caller's file was stored as this caller: %s", got)

@@ -189,6 +189,30 @@ func TestOpinionsAcrossAgentsEndToEnd(t *testing.T) {
 	if got := liveIDs(t, user); !slices.Equal(got, want) {
 		t.Fatalf("--keep-newest: live %v, want %v (only %s superseded)", got, want, tabs)
 	}
+
+	// Bare objects across agents: main's "Priya prefers Zed." and
+	// claude's "Priya prefers Helix." name no aspect, and the bundled
+	// model cannot tell two editors from an editor and a database or a
+	// drink (sentence cosines Helix–Zed 0.64, Helix–Postgres 0.82,
+	// Zed–tea 0.75; word cosines Helix–Zed −0.06): no rule tells them
+	// apart, so neither is folded, superseded or linked on a guess, and
+	// "Priya prefers tea." does not conflict with either.
+	tick()
+	zed := h.store(user, StoreRequest{Text: "Priya prefers Zed.", Kind: KindOpinion})
+	tick()
+	helix := h.store(claude, StoreRequest{Text: "Priya prefers Helix.", Kind: KindOpinion})
+	tick()
+	tea := h.store(user, StoreRequest{Text: "Priya prefers tea.", Kind: KindOpinion})
+	for _, r := range []StoreResult{zed, helix, tea} {
+		if !r.Stored || len(r.Conflicts) > 0 || len(r.Linked) > 0 || len(r.Superseded) > 0 {
+			t.Fatalf("bare objects: %q: %+v, want stored on its own", r.Text, r)
+		}
+	}
+	for _, id := range []string{zed.ID, helix.ID, tea.ID} {
+		if !slices.Contains(liveIDs(t, user), id) {
+			t.Fatalf("bare objects: %s is not live", id)
+		}
+	}
 }
 
 func aspectOf(current map[string]string, id string) string {
