@@ -49,7 +49,10 @@ func (st *fileState) history() [][32]byte {
 // (its AEAD tag) are at the end of frame.
 func (st *fileState) extendChain(frame []byte) {
 	c := st.history()
-	st.chain = append(c, chainStep(c[len(c)-1], frame[len(frame)-tagSize:]))
+	var tag [tagSize]byte
+	copy(tag[:], frame[len(frame)-tagSize:])
+	st.chain = append(c, chainStep(c[len(c)-1], tag[:]))
+	st.tags = append(st.tags, tag)
 }
 
 // ChainAt returns the history chain value after the first seq committed

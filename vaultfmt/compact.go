@@ -112,6 +112,7 @@ func (v *Vault) compactLocked(o rewrite) error {
 	nh := &header{
 		version: formatVersion, vaultID: old.hdr.vaultID, created: old.hdr.created,
 		epoch: old.hdr.epoch + 1, slots: old.hdr.slots, pin: old.hdr.pin,
+		ancestry: old.nextAncestry(),
 	}
 	if o.slots != nil {
 		nh.slots = o.slots

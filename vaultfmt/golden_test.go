@@ -248,10 +248,24 @@ func annotateHeader(c *cursor, vid *[16]byte) (epoch, hl, pl uint64) {
 		typ, ln := c.u16(), int(binary.LittleEndian.Uint16(c.b[c.off+2:]))
 		c.field(2, "record type %#04x", typ)
 		c.field(2, "record length %d", ln)
-		if typ == extSignature {
+		switch typ {
+		case extSignature:
 			c.field(32, "Ed25519 public key")
 			c.field(64, "Ed25519 signature over the manifest")
-		} else {
+		case extAncestry:
+			n := int(c.b[c.off])
+			c.field(1, "ancestry: %d earlier epoch(s), newest first", n)
+			for i := 0; i < n; i++ {
+				c.field(8, "  epoch %d", c.u64())
+				c.field(8, "  seq %d: committed journal frames of that epoch", c.u64())
+				c.field(32, "  history chain of that epoch after those frames")
+				nt := int(c.u16())
+				c.field(2, "  t = %d: tags kept, of the epoch's last frames", nt)
+				for j := 0; j < nt; j++ {
+					c.field(tagSize, "  tag of one of those frames")
+				}
+			}
+		default:
 			c.field(ln, "value")
 		}
 	}
@@ -340,6 +354,7 @@ func writeFuzzSeeds(t *testing.T, golden []byte) {
 		"FuzzScanJournal/golden-payload":   golden[h.length : int(h.length)+int(h.payloadLen)],
 		"FuzzScanJournal/torn":             golden[int(h.length)+int(h.payloadLen) : len(golden)-9],
 		"FuzzOpenFile/golden":              golden,
+		"FuzzParseAncestry/golden":         encodeAncestry(h.ancestry),
 	}
 	for name, b := range seeds {
 		p := filepath.Join("testdata", "fuzz", name)

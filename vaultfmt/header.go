@@ -87,7 +87,8 @@ type header struct {
 	slots      []slot
 	pin        ModelPin
 	sig        *Signature
-	derived    Kind // kind of the payload's derived items; 0: none (§2.11)
+	derived    Kind       // kind of the payload's derived items; 0: none (§2.11)
+	ancestry   []ancestor // the epochs this one descends from, newest first (ancestry.go)
 	mac        [macSize]byte
 	raw        []byte // the header bytes, as read or as written
 }
@@ -110,6 +111,9 @@ func (h *header) encodedLen() int {
 	}
 	if h.derived != 0 {
 		n += 4 + derivedExtSize
+	}
+	if len(h.ancestry) > 0 {
+		n += 4 + len(encodeAncestry(h.ancestry))
 	}
 	return n + trailerSize
 }
@@ -144,7 +148,8 @@ func (h *header) encodeBody() []byte {
 	return append(b, ext...)
 }
 
-// encodeExt writes the extension records; v1 writers know one.
+// encodeExt writes the extension records: the signature, the derived kind
+// and the ancestry, in that order, each when there is one.
 func (h *header) encodeExt() []byte {
 	var b []byte
 	if h.sig != nil {
@@ -157,6 +162,12 @@ func (h *header) encodeExt() []byte {
 		b = binary.LittleEndian.AppendUint16(b, extDerived)
 		b = binary.LittleEndian.AppendUint16(b, derivedExtSize)
 		b = append(b, byte(h.derived))
+	}
+	if len(h.ancestry) > 0 {
+		val := encodeAncestry(h.ancestry)
+		b = binary.LittleEndian.AppendUint16(b, extAncestry)
+		b = binary.LittleEndian.AppendUint16(b, uint16(len(val)))
+		b = append(b, val...)
 	}
 	return b
 }
@@ -315,6 +326,12 @@ func (h *header) decodeExt(r *reader) error {
 				return corruptf("header", recAt, -1, "derived-items record is %d bytes (kind %v), want 1 byte, a kind other than 0", ln, val)
 			}
 			h.derived = Kind(val[0])
+		case typ == extAncestry:
+			as, err := parseAncestry(val)
+			if err != nil {
+				return corruptf("header", recAt, -1, "%v", err)
+			}
+			h.ancestry = as
 		case typ&extCritical != 0:
 			return fmt.Errorf("%w: header extension %#04x is required but unknown to this build", ErrUnsupportedVersion, typ)
 		}

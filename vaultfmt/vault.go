@@ -42,6 +42,10 @@ type fileState struct {
 	// chain holds the history chain values of this epoch (chain.go):
 	// element i after i committed journal frames; filled lazily.
 	chain [][32]byte
+	// tags holds the AEAD tag of each committed journal frame of this
+	// epoch, in order: a compaction keeps the newest in the next epoch's
+	// ancestry record (ancestry.go).
+	tags [][tagSize]byte
 }
 
 // noHandler is used when the caller passes none.

@@ -73,6 +73,7 @@ func (c *ProbeCmd) Run(app *App) error {
 	if err := offline.RunProbe(); err != nil {
 		return err
 	}
-	fmt.Fprintln(app.Stdout, "offline guard holds")
+	fmt.Fprintln(app.Stdout, offline.ProbeHolds)
+	fmt.Fprintln(app.Stdout, offline.Layers())
 	return nil
 }

@@ -21,19 +21,25 @@ func RunProbe() error {
 	return probeSockets()
 }
 
+// ProbeHolds is the first line the probe child prints when the guard held;
+// the second is its [Layers].
+const ProbeHolds = "offline guard holds"
+
 // Probe runs `exe offline-probe` and returns nil when the child reports
-// that the guard held.
-func Probe(exe string) error {
+// that the guard held, with the child's [Layers] (what the guard
+// installed there, "" when the child did not say).
+func Probe(exe string) (string, error) {
 	out, err := exec.Command(exe, ProbeCommand).CombinedOutput()
 	msg := strings.TrimSpace(string(out))
+	first, layers, _ := strings.Cut(msg, "\n")
 	var ee *exec.ExitError
 	switch {
-	case err == nil && msg == "offline guard holds":
-		return nil
+	case err == nil && first == ProbeHolds:
+		return strings.TrimSpace(layers), nil
 	case errors.As(err, &ee) && msg != "":
-		return errors.New(msg)
+		return "", errors.New(msg)
 	case err != nil:
-		return fmt.Errorf("offline: run the probe: %w", err)
+		return "", fmt.Errorf("offline: run the probe: %w", err)
 	}
-	return fmt.Errorf("offline: unexpected probe output %q", msg)
+	return "", fmt.Errorf("offline: unexpected probe output %q", msg)
 }

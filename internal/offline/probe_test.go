@@ -3,6 +3,7 @@ package offline
 import (
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 )
 
@@ -14,17 +15,18 @@ func TestProbeInAChild(t *testing.T) {
 			os.Stdout.WriteString(err.Error())
 			os.Exit(1)
 		}
-		os.Stdout.WriteString("offline guard holds")
+		os.Stdout.WriteString(ProbeHolds + "\n" + Layers())
 		os.Exit(0)
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestProbeInAChild$")
 	cmd.Env = append(os.Environ(), "OFFLINE_PROBE_CHILD=1")
 	out, err := cmd.CombinedOutput()
-	if err != nil || string(out) != "offline guard holds" {
+	first, layers, _ := strings.Cut(string(out), "\n")
+	if err != nil || first != ProbeHolds || !strings.HasPrefix(layers, "seccomp filter; ") {
 		t.Fatalf("probe child: %v %q", err, out)
 	}
 	// A "probe" that is not one (true prints nothing) is not taken for a pass.
-	if err := Probe("/bin/true"); err == nil {
+	if _, err := Probe("/bin/true"); err == nil {
 		t.Error("Probe accepted a child that printed nothing")
 	}
 }

@@ -115,6 +115,9 @@ func filter() []unix.SockFilter {
 }
 
 func enforce() error {
+	// Landlock first: it may re-execute the process (landlock_linux.go),
+	// and the filter below then goes into the new image.
+	note := enterLandlock()
 	// Install from one thread; TSYNC applies the filter to every other
 	// thread of the process, and threads made later inherit it.
 	runtime.LockOSThread()
@@ -130,5 +133,6 @@ func enforce() error {
 	if errno != 0 {
 		return fmt.Errorf("offline: install seccomp filter: %w", errno)
 	}
+	layersNote = "seccomp filter; " + note
 	return nil
 }

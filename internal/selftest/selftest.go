@@ -148,10 +148,13 @@ func offlineCheck(exe string) Check {
 		return c
 	}
 	start := time.Now()
-	if err := offline.Probe(exe); err != nil {
+	if layers, err := offline.Probe(exe); err != nil {
 		c.OK, c.Detail = false, err.Error()
 	} else {
 		c.Detail = "a guarded child process cannot open TCP or UDP sockets (IPv4 and IPv6); Unix sockets still work"
+		if layers != "" {
+			c.Detail += "; " + layers
+		}
 	}
 	c.MS = msSince(start)
 	return c

@@ -52,6 +52,9 @@ func (v *Vault) bulkReplace(scope bulkScope, facts []BulkFact, op, target string
 	if err := checkNamespace(scope.namespace); err != nil {
 		return BulkResult{}, err
 	}
+	if err := v.checkNamespaceCase(scope.namespace, nil); err != nil {
+		return BulkResult{}, err
+	}
 	if scope.check != nil {
 		if err := scope.check(); err != nil {
 			return BulkResult{}, err

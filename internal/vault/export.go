@@ -248,6 +248,7 @@ func (v *Vault) importBatch(lines []importLine, lineNos []int, defaultSource str
 	var batch ImportResult
 	var recs []*Record
 	var relLines []int
+	spellings := map[string]string{}
 	for i, l := range lines {
 		if l.Type == "relation" {
 			relLines = append(relLines, i)
@@ -265,6 +266,9 @@ func (v *Vault) importBatch(lines []importLine, lineNos []int, defaultSource str
 			continue
 		}
 		r, err := v.importRecord(l, defaultSource, today)
+		if err == nil {
+			err = v.checkNamespaceCase(r.Namespace, spellings)
+		}
 		if err != nil {
 			return fmt.Errorf("import line %d: %w", lineNos[i], err)
 		}

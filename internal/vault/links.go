@@ -104,6 +104,9 @@ func (v *Vault) newRelation(req LinkRequest) (*Relation, error) {
 	if err := checkNamespace(rel.Namespace); err != nil {
 		return nil, err
 	}
+	if err := v.checkNamespaceCase(rel.Namespace, nil); err != nil {
+		return nil, err
+	}
 	if err := v.checkWrite(rel.Namespace); err != nil {
 		return nil, err
 	}

@@ -124,7 +124,7 @@ func (v *Vault) checkRollback(own bool) error {
 	if ref.Before(g.last) {
 		ref = g.last
 	}
-	if own && !cur.Before(ref) && v.sameHistory(ref) && !(sameSpot(cur, ref) && cur.Digest != ref.Digest) {
+	if own && !cur.Before(ref) && v.descent(ref) == vaultfmt.Descends && !(sameSpot(cur, ref) && cur.Digest != ref.Digest) {
 		g.last, g.dirty = cur, true
 		if time.Since(g.written) >= recordEvery {
 			return v.flushSeen()
@@ -165,17 +165,16 @@ func (v *Vault) flushSeen() error {
 	return v.rememberSeen(v.guard.last, false)
 }
 
-// sameHistory reports whether the file, as this handle last read or wrote
-// it, holds the history ref names: the same chain after ref's frames when
-// the file is at ref's epoch. A file at a later epoch cannot be compared
-// (compaction keeps no journal), nor a record without a chain (v1); the
-// position rules alone judge those.
-func (v *Vault) sameHistory(ref vaultfmt.Position) bool {
+// descent reports whether the file, as this handle last read or wrote it,
+// holds the history ref names: at ref's epoch by the chain after ref's
+// frames, at a later epoch by the header's ancestry record (FORMAT.md
+// §2.2), which keeps the last 8 epochs. A record without a chain (v1)
+// cannot be compared: the position rules alone judge it.
+func (v *Vault) descent(ref vaultfmt.Position) vaultfmt.Descent {
 	if ref.Chain == ([32]byte{}) {
-		return true
+		return vaultfmt.Descends
 	}
-	c, ok := v.file.ChainAt(ref.Epoch, ref.Seq)
-	return !ok || c == ref.Chain
+	return v.file.DescendsFrom(ref.Epoch, ref.Seq, ref.Chain)
 }
 
 // sameSpot reports whether p and q are at the same epoch and count.
@@ -204,11 +203,20 @@ func (v *Vault) compareSeen(cur vaultfmt.Position) error {
 	case sameSpot(cur, seen) && seen.Digest != ([32]byte{}) && cur.Digest != seen.Digest:
 		return fmt.Errorf("%w: %s is at epoch %d, write %d, as this machine saw %s, but with different contents (another copy that was written to separately); if that copy is the one to keep, open it once with --accept-rollback",
 			ErrRollback, v.path, cur.Epoch, cur.Seq, when)
-	case !v.sameHistory(seen):
+	}
+	switch d := v.descent(seen); {
+	case d == vaultfmt.Descends:
+		return nil
+	case cur.Epoch == seen.Epoch:
 		return fmt.Errorf("%w: %s is at epoch %d, write %d, past the epoch %d, write %d this machine saw %s, but its first %d writes have different contents: it is another copy that was written to separately, and the writes made here since would be lost; if that copy is the one to keep, open it once with --accept-rollback",
 			ErrRollback, v.path, cur.Epoch, cur.Seq, seen.Epoch, seen.Seq, when, seen.Seq)
+	case d == vaultfmt.Diverges:
+		return fmt.Errorf("%w: %s is at epoch %d, write %d, compacted since the epoch %d, write %d this machine saw %s, but its history does not hold that state: it is another copy that was written to separately (and compacted elsewhere), and the writes made here since would be lost; if that copy is the one to keep, open it once with --accept-rollback",
+			ErrRollback, v.path, cur.Epoch, cur.Seq, seen.Epoch, seen.Seq, when)
+	default:
+		return fmt.Errorf("%w: %s is at epoch %d, write %d, compacted elsewhere since the epoch %d, write %d this machine saw %s, and it does not keep enough of its history to show it holds that state (more than 8 compactions, more than 1,024 writes before one, or a compaction by an older build), so it may be another copy that was written to separately; if that copy is the one to keep, open it once with --accept-rollback",
+			ErrRollback, v.path, cur.Epoch, cur.Seq, seen.Epoch, seen.Seq, when)
 	}
-	return nil
 }
 
 // readSeen reads and authenticates the record of vault id: its position

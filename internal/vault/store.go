@@ -74,8 +74,12 @@ func (v *Vault) StoreMany(reqs []StoreRequest) ([]StoreResult, error) {
 	}
 	today := v.today()
 	prepared := make([]*Record, len(reqs))
+	spellings := map[string]string{}
 	for i := range reqs {
 		r, err := v.prepare(&reqs[i], today)
+		if err == nil {
+			err = v.checkNamespaceCase(r.Namespace, spellings)
+		}
 		if err != nil {
 			if len(reqs) > 1 {
 				return nil, fmt.Errorf("fact %d: %w (nothing in this batch was stored)", i, err)
