@@ -23,7 +23,6 @@ package vault
 // id segmentIDPrefix || part u16 (big-endian).
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -166,11 +165,15 @@ func splitSegment(b []byte) ([]vaultfmt.Item, error) {
 
 // joinSegment puts the parts collected from a replay back together: every
 // part 0..parts−1 exactly once, under its own id, all agreeing on parts.
+// It empties parts as it copies them, so each part can be collected while
+// the rest are copied and the segment restored: an open then holds the
+// segment once, not twice, at the moment its heap peaks.
 func joinSegment(parts map[vaultfmt.ID][]byte) ([]byte, error) {
 	if len(parts) == 0 {
 		return nil, fmt.Errorf("%w: none", errSegment)
 	}
 	chunks := make([][]byte, len(parts))
+	size := 0
 	for id, body := range parts {
 		if len(body) < 4 {
 			return nil, fmt.Errorf("%w: part too short", errSegment)
@@ -180,8 +183,15 @@ func joinSegment(parts map[vaultfmt.ID][]byte) ([]byte, error) {
 			return nil, fmt.Errorf("%w: part %d of %d does not fit the %d parts found", errSegment, p, n, len(parts))
 		}
 		chunks[p] = body[4:]
+		size += len(body) - 4
 	}
-	return bytes.Join(chunks, nil), nil
+	clear(parts)
+	b := make([]byte, 0, size)
+	for p := range chunks {
+		b = append(b, chunks[p]...)
+		chunks[p] = nil
+	}
+	return b, nil
 }
 
 // isSegmentID reports whether id names a segment part.

@@ -469,6 +469,12 @@ func TestSegmentGolden(t *testing.T) {
 	if joined, err := joinSegment(parts); err != nil || !bytes.Equal(joined, b) {
 		t.Fatalf("join: %v", err)
 	}
+	if len(parts) != 0 {
+		t.Errorf("join left %d parts referenced; it hands them back as it copies", len(parts))
+	}
+	for _, it := range items {
+		parts[it.ID] = it.Body
+	}
 	delete(parts, items[1].ID)
 	if _, err := joinSegment(parts); !errors.Is(err, errSegment) {
 		t.Errorf("join with a part missing: %v", err)
