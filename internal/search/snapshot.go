@@ -66,11 +66,17 @@ func Restore(dim int, snap Snapshot, meta map[uint32]DocMeta, opts Options) (*En
 	if e.lex.Len() != len(meta) {
 		return nil, fmt.Errorf("search: restore: snapshot has %d records, metadata %d", e.lex.Len(), len(meta))
 	}
+	// One map of the right size and one block of states, not a hundred
+	// thousand growing steps and allocations (a removed record's state
+	// then stays in the block until the next open).
+	e.docs = make(map[uint32]*docState, len(meta))
+	states := make([]docState, 0, len(meta))
 	for doc, m := range meta {
 		if !e.lex.Has(doc) {
 			return nil, fmt.Errorf("search: restore: record %d is not in the snapshot", doc)
 		}
-		e.docs[doc] = &docState{meta: m}
+		states = append(states, docState{meta: m})
+		e.docs[doc] = &states[len(states)-1]
 		if !m.Reference {
 			e.pop.byNS[m.Namespace] = append(e.pop.byNS[m.Namespace], m.Seq)
 		}

@@ -289,6 +289,7 @@ func (s *state) restoreSegment(epoch uint64, parts map[vaultfmt.ID][]byte) (*ind
 		return nil, fmt.Errorf("%w: covers %d records, the payload has %d", errSegment, len(seg.ids), live)
 	}
 	ix := newIndex(v)
+	ix.sizeFor(len(seg.ids))
 	ix.next = seg.next
 	meta := make(map[uint32]search.DocMeta, len(seg.ids))
 	windows := 0
