@@ -27,8 +27,12 @@ type state struct {
 	// last one was not used.
 	segParts map[vaultfmt.ID][]byte
 	segErr   error
-	// segUsed: the engine of the last full replay came from a segment.
-	segUsed bool
+	// early is the segment restored ahead of the records (see
+	// earlySegment), until PayloadEnd adopts or drops it.
+	early *earlySegment
+	// segUsed: the engine of the last full replay came from a segment;
+	// segEarly: restored ahead of the records (earlySegment).
+	segUsed, segEarly bool
 	// lastCheckpoint is when this handle last checkpointed while writing
 	// (or first considered it).
 	lastCheckpoint time.Time
@@ -49,10 +53,13 @@ func (s *state) Reset() {
 	if s.index != nil {
 		s.index.engine.Close()
 	}
+	if s.early != nil {
+		s.early.engine.Close()
+	}
 	s.index = newIndex(s.v)
 	s.loading = true
-	s.segParts = nil
-	s.segUsed = false
+	s.segParts, s.segErr, s.early = nil, nil, nil
+	s.segUsed, s.segEarly = false, false
 }
 
 // settle indexes what a full replay collected; it is a no-op otherwise.
@@ -90,10 +97,7 @@ func (s *state) Apply(c vaultfmt.Change) error {
 		s.relations[id] = rel
 	case kindSegment:
 		if s.loading && isSegmentID(c.Item.ID) {
-			if s.segParts == nil {
-				s.segParts = map[vaultfmt.ID][]byte{}
-			}
-			s.segParts[c.Item.ID] = c.Item.Body
+			s.collectSegmentPart(c.Item.ID, c.Item.Body)
 		}
 	case kindAudit:
 		e, err := decodeAudit(c.Item.Body)
@@ -112,6 +116,10 @@ func (s *state) putRecord(r *Record) {
 	s.records[r.ID] = r
 	s.maxSeq = max(s.maxSeq, r.Seq)
 	if s.loading {
+		if had && old.Vectors != nil && s.early != nil && old.Vectors.engine == s.early.engine {
+			old.Vectors.reclaim()
+		}
+		s.shareEarly(r)
 		return
 	}
 	if had {
