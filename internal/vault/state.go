@@ -33,6 +33,8 @@ type state struct {
 	// segUsed: the engine of the last full replay came from a segment;
 	// segEarly: restored ahead of the records (earlySegment).
 	segUsed, segEarly bool
+	// intern is the replay's intern table while loading (internTable).
+	intern internTable
 	// lastCheckpoint is when this handle last checkpointed while writing
 	// (or first considered it).
 	lastCheckpoint time.Time
@@ -58,12 +60,14 @@ func (s *state) Reset() {
 	}
 	s.index = newIndex(s.v)
 	s.loading = true
+	s.intern = internTable{}
 	s.segParts, s.segErr, s.early = nil, nil, nil
 	s.segUsed, s.segEarly = false, false
 }
 
 // settle indexes what a full replay collected; it is a no-op otherwise.
 func (s *state) settle() error {
+	s.intern = nil
 	if !s.loading {
 		return nil
 	}
@@ -84,7 +88,7 @@ func (s *state) Apply(c vaultfmt.Change) error {
 	}
 	switch c.Item.Kind {
 	case kindRecord:
-		r, err := decodeRecord(id, c.Item.Body)
+		r, err := decodeRecordIn(id, c.Item.Body, s.intern)
 		if err != nil {
 			return err
 		}
@@ -100,7 +104,7 @@ func (s *state) Apply(c vaultfmt.Change) error {
 			s.collectSegmentPart(c.Item.ID, c.Item.Body)
 		}
 	case kindAudit:
-		e, err := decodeAudit(c.Item.Body)
+		e, err := decodeAuditIn(c.Item.Body, s.intern)
 		if err != nil {
 			return err
 		}
