@@ -104,11 +104,12 @@ func (v *Vault) rewrite(o rewrite) error {
 // being copied.
 func (v *Vault) compactLocked(o rewrite) error {
 	old := v.st
-	data, release, err := readImage(old.f, old.end)
+	im, err := readImage(old.f, old.end)
 	if err != nil {
 		return err
 	}
-	defer release()
+	defer im.release()
+	data := im.data
 	nh := &header{
 		version: formatVersion, vaultID: old.hdr.vaultID, created: old.hdr.created,
 		epoch: old.hdr.epoch + 1, slots: old.hdr.slots, pin: old.hdr.pin,

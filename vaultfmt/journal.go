@@ -108,7 +108,7 @@ func (v *Vault) catchUp(exclusive bool) error {
 		return fmt.Errorf("vaultfmt: read journal: %w", err)
 	}
 	v.st.seenSize = size
-	if err := v.replayJournal(&v.st, buf, v.st.end); err != nil {
+	if err := v.replayJournal(&v.st, buf, v.st.end, nil); err != nil {
 		return err
 	}
 	if exclusive && v.st.end < size {

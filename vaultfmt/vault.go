@@ -193,11 +193,12 @@ func (v *Vault) loadFrom(f *os.File, u *Unlock) (*fileState, error) {
 	if err != nil {
 		return nil, fmt.Errorf("vaultfmt: %w", err)
 	}
-	data, release, err := readImage(f, fi.Size())
+	im, err := readImage(f, fi.Size())
 	if err != nil {
 		return nil, err
 	}
-	defer release()
+	defer im.release()
+	data := im.data
 	hdr, err := parseHeader(data)
 	if err != nil {
 		return nil, err
@@ -213,7 +214,7 @@ func (v *Vault) loadFrom(f *os.File, u *Unlock) (*fileState, error) {
 		v.h.Reset()
 	}
 	st := &fileState{f: f, fi: fi, hdr: hdr, live: map[ID]loc{}, seenSize: int64(len(data))}
-	if err := v.replay(st, data); err != nil {
+	if err := v.replay(st, im); err != nil {
 		return nil, err
 	}
 	return st, nil
@@ -221,8 +222,9 @@ func (v *Vault) loadFrom(f *os.File, u *Unlock) (*fileState, error) {
 
 // replay feeds the payload and the journal of a file image to the handler
 // and fills st.
-func (v *Vault) replay(st *fileState, data []byte) error {
-	_, items, err := walkPayloadWith(data, st.hdr, v.k, v.applyFn(st, false), true)
+func (v *Vault) replay(st *fileState, im *image) error {
+	data := im.data
+	_, items, err := walkPayloadWith(data, st.hdr, v.k, im.passing(v.applyFn(st, false)), true)
 	if err != nil {
 		return err
 	}
@@ -234,19 +236,20 @@ func (v *Vault) replay(st *fileState, data []byte) error {
 	}
 	st.journalStart = int64(st.hdr.length) + int64(st.hdr.payloadLen)
 	st.end = st.journalStart
-	return v.replayJournal(st, data[st.journalStart:], st.journalStart)
+	return v.replayJournal(st, data[st.journalStart:], st.journalStart, im)
 }
 
 // replayJournal feeds journal frames starting at file offset base; st.end
 // and st.seq advance frame by frame, so after an error they still describe
 // what was applied.
-func (v *Vault) replayJournal(st *fileState, buf []byte, base int64) error {
+func (v *Vault) replayJournal(st *fileState, buf []byte, base int64, im *image) error {
 	apply := v.applyFn(st, true)
 	chained := func(off, end int64, es []entry) error {
 		if err := apply(off, end, es); err != nil {
 			return err
 		}
 		st.extendChain(buf[:end-base])
+		im.passed(end)
 		return nil
 	}
 	_, torn, err := walkJournal(buf, base, st.hdr, v.k, st.seq, chained)

@@ -39,6 +39,22 @@ func (e *Engine) Snapshot() (Snapshot, error) {
 // its records. Errors from the indexes wrap fts.ErrCorrupt, fts.ErrStale
 // or ann.ErrCorrupt.
 func Restore(dim int, snap Snapshot, meta map[uint32]DocMeta, opts Options) (*Engine, error) {
+	e, err := RestoreIndexes(dim, snap, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.AttachMeta(meta); err != nil {
+		e.Close()
+		return nil, err
+	}
+	return e, nil
+}
+
+// RestoreIndexes is the first half of [Restore]: the two indexes, before
+// the records' metadata is known. A caller that reads the snapshot ahead
+// of its records checks their vectors against it as they arrive, then
+// calls [Engine.AttachMeta]; until then the engine must not be searched.
+func RestoreIndexes(dim int, snap Snapshot, opts Options) (*Engine, error) {
 	e := NewWith(dim, opts)
 	// The two indexes decode side by side, one goroutine each, as
 	// AddBatch builds them.
@@ -63,14 +79,28 @@ func Restore(dim int, snap Snapshot, meta map[uint32]DocMeta, opts Options) (*En
 	} else if len(snap.Vectors) > 0 {
 		return nil, fmt.Errorf("search: restore: vectors in a snapshot for a literal-only engine: %w", ErrDimension)
 	}
+	return e, nil
+}
+
+// AttachMeta is the second half of [Restore]: the metadata of exactly the
+// records the restored literal index holds.
+func (e *Engine) AttachMeta(meta map[uint32]DocMeta) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	if e.lex.Len() != len(meta) {
-		return nil, fmt.Errorf("search: restore: snapshot has %d records, metadata %d", e.lex.Len(), len(meta))
+		return fmt.Errorf("search: restore: snapshot has %d records, metadata %d", e.lex.Len(), len(meta))
 	}
+	// One map of the right size and one block of states, not a hundred
+	// thousand growing steps and allocations (a removed record's state
+	// then stays in the block until the next open).
+	e.docs = make(map[uint32]*docState, len(meta))
+	states := make([]docState, 0, len(meta))
 	for doc, m := range meta {
 		if !e.lex.Has(doc) {
-			return nil, fmt.Errorf("search: restore: record %d is not in the snapshot", doc)
+			return fmt.Errorf("search: restore: record %d is not in the snapshot", doc)
 		}
-		e.docs[doc] = &docState{meta: m}
+		states = append(states, docState{meta: m})
+		e.docs[doc] = &states[len(states)-1]
 		if !m.Reference {
 			e.pop.byNS[m.Namespace] = append(e.pop.byNS[m.Namespace], m.Seq)
 		}
@@ -79,7 +109,7 @@ func Restore(dim int, snap Snapshot, meta map[uint32]DocMeta, opts Options) (*En
 	for _, s := range e.pop.byNS {
 		slices.Sort(s)
 	}
-	return e, nil
+	return nil
 }
 
 // SettleVectors waits until a vector graph being built in the background

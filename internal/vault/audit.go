@@ -62,7 +62,10 @@ func encodeAudit(e *AuditEntry) []byte {
 	return w.buf
 }
 
-func decodeAudit(body []byte) (*AuditEntry, error) {
+func decodeAudit(body []byte) (*AuditEntry, error) { return decodeAuditIn(body, nil) }
+
+// decodeAuditIn is decodeAudit interning through t.
+func decodeAuditIn(body []byte, t internTable) (*AuditEntry, error) {
 	fr, err := newFieldReader(body)
 	if err != nil {
 		return nil, err
@@ -75,9 +78,9 @@ func decodeAudit(body []byte) (*AuditEntry, error) {
 		case audTime:
 			e.Time, err = readTime(v)
 		case audCaller:
-			e.Caller = interned(v)
+			e.Caller = t.get(v)
 		case audOp:
-			e.Op = interned(v)
+			e.Op = t.get(v)
 		case audTarget:
 			e.Target = string(v)
 		case audPrev:

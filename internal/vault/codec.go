@@ -110,6 +110,26 @@ func (r *fieldReader) next() (tag uint64, val []byte, ok bool) {
 // record uses any more is collected).
 func interned(v []byte) string { return unique.Make(string(v)).Value() }
 
+// internTable remembers, for the length of one replay, the strings
+// interned so far: a replay interns a few values hundreds of thousands of
+// times, and a plain map lookup costs a fraction of [unique.Make] (a tenth
+// of a 100,000-memory open went to it). The values are still those of
+// unique.Make, shared with records decoded later; dropping the table
+// after the replay keeps them weak. A nil table interns directly.
+type internTable map[string]string
+
+func (t internTable) get(v []byte) string {
+	if t == nil {
+		return interned(v)
+	}
+	if s, ok := t[string(v)]; ok {
+		return s
+	}
+	s := interned(v)
+	t[s] = s
+	return s
+}
+
 func readU64(v []byte) (uint64, error) {
 	if len(v) != 8 {
 		return 0, fmt.Errorf("%w: want 8 bytes, have %d", errBody, len(v))
@@ -181,14 +201,17 @@ func encodeRecord(r *Record) []byte {
 }
 
 // decodeRecord reads an item body written by encodeRecord.
-func decodeRecord(id string, body []byte) (*Record, error) {
+func decodeRecord(id string, body []byte) (*Record, error) { return decodeRecordIn(id, body, nil) }
+
+// decodeRecordIn is decodeRecord interning through t.
+func decodeRecordIn(id string, body []byte, t internTable) (*Record, error) {
 	fr, err := newFieldReader(body)
 	if err != nil {
 		return nil, err
 	}
 	r := &Record{ID: id, Kind: KindFact}
 	for tag, v, ok := fr.next(); ok; tag, v, ok = fr.next() {
-		if err := r.setField(tag, v); err != nil {
+		if err := r.setField(tag, v, t); err != nil {
 			return nil, fmt.Errorf("record %s: %w", id, err)
 		}
 	}
@@ -198,26 +221,26 @@ func decodeRecord(id string, body []byte) (*Record, error) {
 	return r, nil
 }
 
-func (r *Record) setField(tag uint64, v []byte) (err error) {
+func (r *Record) setField(tag uint64, v []byte, t internTable) (err error) {
 	switch tag {
 	case recText:
 		r.Text = string(v)
 	case recSource:
-		r.Source = interned(v)
+		r.Source = t.get(v)
 	case recDiscovered:
-		r.Discovered = interned(v)
+		r.Discovered = t.get(v)
 	case recCreated:
 		r.Created, err = readTime(v)
 	case recNamespace:
-		r.Namespace = interned(v)
+		r.Namespace = t.get(v)
 	case recTag:
-		r.Tags = append(r.Tags, interned(v))
+		r.Tags = append(r.Tags, t.get(v))
 	case recImportance:
 		r.Importance, err = readF64(v)
 	case recKind:
-		r.Kind = interned(v)
+		r.Kind = t.get(v)
 	case recExpires:
-		r.Expires = interned(v)
+		r.Expires = t.get(v)
 	case recSupersedes:
 		r.Supersedes = append(r.Supersedes, string(v))
 	case recSupersededBy:
@@ -225,7 +248,7 @@ func (r *Record) setField(tag uint64, v []byte) (err error) {
 	case recQuarantined:
 		r.Quarantined = len(v) == 1 && v[0] == 1
 	case recCaller:
-		r.Caller = interned(v)
+		r.Caller = t.get(v)
 	case recAffirmed:
 		r.Affirmed, err = readTime(v)
 	case recSeq:
@@ -233,7 +256,7 @@ func (r *Record) setField(tag uint64, v []byte) (err error) {
 	case recReference:
 		r.Reference = len(v) == 1 && v[0] == 1
 	case recTagOrigin:
-		r.TagsOrigin = append(r.TagsOrigin, interned(v))
+		r.TagsOrigin = append(r.TagsOrigin, t.get(v))
 	case recSplitInto:
 		r.SplitInto = append(r.SplitInto, string(v))
 	case recVectors:

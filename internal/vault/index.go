@@ -31,6 +31,12 @@ func newIndex(v *Vault) *index {
 	return &index{v: v, engine: engine, docOf: map[string]uint32{}, recOf: map[uint32]*Record{}, namespaces: map[string]int{}}
 }
 
+// sizeFor makes the empty index's record maps ready for n records, so a
+// restore fills them without growing them step by step.
+func (ix *index) sizeFor(n int) {
+	ix.docOf, ix.recOf = make(map[string]uint32, n), make(map[uint32]*Record, n)
+}
+
 // engineOptions configure the vault's search engine.
 func (v *Vault) engineOptions() search.Options {
 	return search.Options{HNSWThreshold: v.cfg.Settings.HNSWThreshold, Calibration: v.calibration(), Reads: embed.ReadsOf(v.enc)}

@@ -23,7 +23,6 @@ package vault
 // id segmentIDPrefix || part u16 (big-endian).
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -166,11 +165,15 @@ func splitSegment(b []byte) ([]vaultfmt.Item, error) {
 
 // joinSegment puts the parts collected from a replay back together: every
 // part 0..parts−1 exactly once, under its own id, all agreeing on parts.
+// It empties parts as it copies them, so each part can be collected while
+// the rest are copied and the segment restored: an open then holds the
+// segment once, not twice, at the moment its heap peaks.
 func joinSegment(parts map[vaultfmt.ID][]byte) ([]byte, error) {
 	if len(parts) == 0 {
 		return nil, fmt.Errorf("%w: none", errSegment)
 	}
 	chunks := make([][]byte, len(parts))
+	size := 0
 	for id, body := range parts {
 		if len(body) < 4 {
 			return nil, fmt.Errorf("%w: part too short", errSegment)
@@ -180,8 +183,15 @@ func joinSegment(parts map[vaultfmt.ID][]byte) ([]byte, error) {
 			return nil, fmt.Errorf("%w: part %d of %d does not fit the %d parts found", errSegment, p, n, len(parts))
 		}
 		chunks[p] = body[4:]
+		size += len(body) - 4
 	}
-	return bytes.Join(chunks, nil), nil
+	clear(parts)
+	b := make([]byte, 0, size)
+	for p := range chunks {
+		b = append(b, chunks[p]...)
+		chunks[p] = nil
+	}
+	return b, nil
 }
 
 // isSegmentID reports whether id names a segment part.
@@ -230,44 +240,144 @@ func (s *state) Derive(epoch uint64, live func(vaultfmt.ID) bool) ([]vaultfmt.It
 	return splitSegment(seg.encode())
 }
 
+// earlySegment is a segment restored as soon as its last part arrived,
+// ahead of the records (a compaction writes derived items first): each
+// record's vectors are then checked against the index as the record is
+// decoded and given up at once, so an open never holds every record's
+// vectors and the segment's bytes beside the restored index.
+type earlySegment struct {
+	seg    *segment // its snapshot bytes dropped once restored
+	engine *search.Engine
+	docOf  map[vaultfmt.ID]uint32
+}
+
+// collectSegmentPart keeps a segment part of a full replay, and restores
+// the segment early once all its parts are in.
+func (s *state) collectSegmentPart(id vaultfmt.ID, body []byte) {
+	if s.segParts == nil {
+		s.segParts = map[vaultfmt.ID][]byte{}
+	}
+	s.segParts[id] = body
+	if s.early != nil || s.segErr != nil || !useSegments || len(body) < 4 ||
+		int(binary.LittleEndian.Uint16(body[2:])) != len(s.segParts) {
+		return
+	}
+	parts := s.segParts
+	s.segParts = nil
+	seg, engine, err := s.openSegment(parts)
+	if err != nil {
+		s.segErr = err
+		return
+	}
+	docOf := make(map[vaultfmt.ID]uint32, len(seg.ids))
+	for i, id := range seg.ids {
+		docOf[id] = seg.docs[i]
+	}
+	s.early = &earlySegment{seg: seg, engine: engine, docOf: docOf}
+}
+
+// shareEarly gives a record's int8 windows up to the early segment's index
+// when it holds them byte for byte; PayloadEnd checks the rest.
+func (s *state) shareEarly(r *Record) {
+	e := s.early
+	vs := r.Vectors
+	if e == nil || !r.Live() || !s.v.hasCurrentVectors(r) || vs.F32 != nil || len(vs.I8) == 0 {
+		return
+	}
+	id, ok := parseID(r.ID)
+	if !ok {
+		return
+	}
+	if doc, ok := e.docOf[id]; ok {
+		vs.shareWithIndex(e.engine, doc)
+	}
+}
+
 // PayloadEnd implements vaultfmt.PayloadEnder: with the payload's records
 // collected, a segment written by the same compaction replaces the build
 // that settle would do, and the journal is then applied change by change.
 // A segment that does not fit is dropped and the build happens as before.
 func (s *state) PayloadEnd(epoch uint64) error {
-	parts := s.segParts
-	s.segParts = nil
-	s.segErr = nil
-	if !s.loading || len(parts) == 0 || !useSegments {
+	parts, early := s.segParts, s.early
+	s.segParts, s.early = nil, nil
+	if !s.loading {
 		return nil
 	}
-	ix, err := s.restoreSegment(epoch, parts)
+	var seg *segment
+	var engine *search.Engine
+	var err error
+	switch {
+	case early != nil && len(parts) > 0:
+		seg, engine, err = early.seg, early.engine, fmt.Errorf("%w: segment parts after the whole segment", errSegment)
+	case early != nil:
+		seg, engine = early.seg, early.engine
+	case len(parts) > 0 && useSegments && s.segErr == nil:
+		seg, engine, err = s.openSegment(parts)
+	default:
+		return nil
+	}
+	var ix *index
+	if err == nil {
+		ix, err = s.adoptSegment(epoch, seg, engine)
+	}
 	if err != nil {
 		s.segErr = err
+		if engine != nil {
+			s.unshare(engine)
+			engine.Close()
+		}
 		return nil
 	}
 	s.index.engine.Close()
-	s.index, s.loading, s.segUsed = ix, false, true
+	s.index, s.loading, s.segUsed, s.segEarly = ix, false, true, early != nil
 	return nil
 }
 
-// restoreSegment builds the index from a segment, checking that it covers
-// exactly the live records collected, with their vectors byte for byte.
-func (s *state) restoreSegment(epoch uint64, parts map[vaultfmt.ID][]byte) (*index, error) {
+// openSegment joins and decodes a segment and restores its two indexes.
+func (s *state) openSegment(parts map[vaultfmt.ID][]byte) (*segment, *search.Engine, error) {
 	b, err := joinSegment(parts)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	seg, err := decodeSegment(b)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	v := s.v
+	if seg.model != v.modelPrefix() {
+		return nil, nil, fmt.Errorf("%w: vectors of another model", errSegment)
+	}
+	dim := 0
+	if v.enc != nil {
+		dim = v.enc.Info().Dim
+	} else {
+		seg.snap.Vectors = nil
+	}
+	engine, err := search.RestoreIndexes(dim, seg.snap, v.engineOptions())
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", errSegment, err)
+	}
+	seg.snap = search.Snapshot{}
+	return seg, engine, nil
+}
+
+// unshare takes back the windows that records gave up to engine, before
+// it is thrown away.
+func (s *state) unshare(engine *search.Engine) {
+	for _, r := range s.records {
+		if vs := r.Vectors; vs != nil && vs.engine == engine {
+			vs.reclaim()
+		}
+	}
+}
+
+// adoptSegment builds the index from a restored segment, checking that it
+// covers exactly the live records collected, with their vectors byte for
+// byte (those given up early were checked then).
+func (s *state) adoptSegment(epoch uint64, seg *segment, engine *search.Engine) (*index, error) {
 	v := s.v
 	if seg.epoch != epoch {
 		return nil, fmt.Errorf("%w: written at epoch %d, the payload is epoch %d", errSegment, seg.epoch, epoch)
-	}
-	if seg.model != v.modelPrefix() {
-		return nil, fmt.Errorf("%w: vectors of another model", errSegment)
 	}
 	live := 0
 	for _, r := range s.records {
@@ -279,15 +389,18 @@ func (s *state) restoreSegment(epoch uint64, parts map[vaultfmt.ID][]byte) (*ind
 		return nil, fmt.Errorf("%w: covers %d records, the payload has %d", errSegment, len(seg.ids), live)
 	}
 	ix := newIndex(v)
+	ix.sizeFor(len(seg.ids))
 	ix.next = seg.next
 	meta := make(map[uint32]search.DocMeta, len(seg.ids))
 	windows := 0
 	for i, id := range seg.ids {
 		r := s.records[idString(id)]
 		if r == nil || !r.Live() {
+			ix.engine.Close()
 			return nil, fmt.Errorf("%w: record %x is not live", errSegment, id)
 		}
 		if _, dup := ix.docOf[r.ID]; dup {
+			ix.engine.Close()
 			return nil, fmt.Errorf("%w: record %x is listed twice", errSegment, id)
 		}
 		doc := seg.docs[i]
@@ -305,34 +418,26 @@ func (s *state) restoreSegment(epoch uint64, parts map[vaultfmt.ID][]byte) (*ind
 		}
 		ix.free = append(ix.free, doc)
 	}
-	dim := 0
-	if v.enc != nil {
-		dim = v.enc.Info().Dim
-	} else {
-		seg.snap.Vectors = nil
-	}
 	ix.engine.Close()
-	engine, err := search.Restore(dim, seg.snap, meta, v.engineOptions())
-	if err != nil {
+	ix.engine = engine
+	if err := engine.AttachMeta(meta); err != nil {
 		return nil, fmt.Errorf("%w: %w", errSegment, err)
 	}
-	ix.engine = engine
 	if got := engine.VectorCount(); got != windows {
-		engine.Close()
 		return nil, fmt.Errorf("%w: %d vectors, the records have %d", errSegment, got, windows)
 	}
 	for doc, r := range ix.recOf {
 		vs := r.Vectors
-		if !v.hasCurrentVectors(r) || vs.F32 != nil {
+		if !v.hasCurrentVectors(r) || vs.F32 != nil || vs.engine == engine && vs.doc == doc {
 			continue
 		}
-		if !engine.HoldsInt8Windows(doc, vs.I8, vs.Scales) {
-			engine.Close()
+		if vs.engine != nil || !engine.HoldsInt8Windows(doc, vs.I8, vs.Scales) {
 			return nil, fmt.Errorf("%w: record %s's vectors differ from the index's", errSegment, r.ID)
 		}
 	}
-	// Only once the whole segment is accepted do the records give up their
-	// copies: a rejected one leaves them as the rebuild needs them.
+	// Only once the whole segment is accepted do the remaining records
+	// give up their copies: a rejected one leaves them as the rebuild
+	// needs them (and unshare returns those given up early).
 	for doc, r := range ix.recOf {
 		if vs := r.Vectors; v.hasCurrentVectors(r) && vs.F32 == nil && len(vs.I8) > 0 {
 			vs.I8, vs.Scales, vs.windows, vs.doc, vs.engine = nil, nil, len(vs.I8), doc, engine

@@ -107,6 +107,9 @@ func TestSegmentRankingsMatchTheRebuild(t *testing.T) {
 	if !restoredFromSegment(restored) {
 		t.Fatalf("the engine was rebuilt, not restored: %v", restored.st.segErr)
 	}
+	if !restored.st.segEarly {
+		t.Error("the segment was restored after the records, not ahead of them")
+	}
 	got := ranking(t, restored, queries)
 	restored.Close()
 
@@ -117,6 +120,26 @@ func TestSegmentRankingsMatchTheRebuild(t *testing.T) {
 		t.Fatal("segments are off, yet the engine was restored")
 	}
 	want := ranking(t, rebuilt, queries)
+	// Every record gave its windows up to the restored index, and reads
+	// them back (as an update re-encodes it) exactly as the rebuild has them.
+	useSegments = true
+	again := h.open("user")
+	defer again.Close()
+	if !again.st.segEarly {
+		t.Fatal("the engine was not restored from the segment")
+	}
+	shared := 0
+	for id, r := range again.st.records {
+		if r.Vectors != nil && r.Vectors.engine != nil {
+			shared++
+		}
+		if !bytes.Equal(encodeRecord(r), encodeRecord(rebuilt.st.records[id])) {
+			t.Fatalf("record %s encodes differently after a restore", id)
+		}
+	}
+	if shared != len(again.st.records) {
+		t.Errorf("%d of %d records gave their windows up to the index", shared, len(again.st.records))
+	}
 	for i := range queries {
 		if got[i] != want[i] || written[i] != want[i] {
 			t.Errorf("query %d:\nrestored %s\nrebuilt  %s\nwritten  %s", i, got[i], want[i], written[i])
@@ -323,6 +346,12 @@ func TestStaleSegmentIsRebuilt(t *testing.T) {
 			s.ids[1] = s.ids[0]
 			return s.encode()
 		}},
+		{"two records' vectors swapped", "differ", func() []byte {
+			s := fresh()
+			s.ids = slices.Clone(s.ids)
+			s.ids[0], s.ids[1] = s.ids[1], s.ids[0]
+			return s.encode()
+		}},
 		{"truncated", "overruns", func() []byte { b := fresh().encode(); return b[:len(b)-3] }},
 		{"bad magic", "no segment header", func() []byte { b := fresh().encode(); b[0] = 'x'; return b }},
 		{"other model", "model", func() []byte { s := fresh(); s.model[0] ^= 1; return s.encode() }},
@@ -468,6 +497,12 @@ func TestSegmentGolden(t *testing.T) {
 	}
 	if joined, err := joinSegment(parts); err != nil || !bytes.Equal(joined, b) {
 		t.Fatalf("join: %v", err)
+	}
+	if len(parts) != 0 {
+		t.Errorf("join left %d parts referenced; it hands them back as it copies", len(parts))
+	}
+	for _, it := range items {
+		parts[it.ID] = it.Body
 	}
 	delete(parts, items[1].ID)
 	if _, err := joinSegment(parts); !errors.Is(err, errSegment) {

@@ -27,8 +27,14 @@ type state struct {
 	// last one was not used.
 	segParts map[vaultfmt.ID][]byte
 	segErr   error
-	// segUsed: the engine of the last full replay came from a segment.
-	segUsed bool
+	// early is the segment restored ahead of the records (see
+	// earlySegment), until PayloadEnd adopts or drops it.
+	early *earlySegment
+	// segUsed: the engine of the last full replay came from a segment;
+	// segEarly: restored ahead of the records (earlySegment).
+	segUsed, segEarly bool
+	// intern is the replay's intern table while loading (internTable).
+	intern internTable
 	// lastCheckpoint is when this handle last checkpointed while writing
 	// (or first considered it).
 	lastCheckpoint time.Time
@@ -49,14 +55,19 @@ func (s *state) Reset() {
 	if s.index != nil {
 		s.index.engine.Close()
 	}
+	if s.early != nil {
+		s.early.engine.Close()
+	}
 	s.index = newIndex(s.v)
 	s.loading = true
-	s.segParts = nil
-	s.segUsed = false
+	s.intern = internTable{}
+	s.segParts, s.segErr, s.early = nil, nil, nil
+	s.segUsed, s.segEarly = false, false
 }
 
 // settle indexes what a full replay collected; it is a no-op otherwise.
 func (s *state) settle() error {
+	s.intern = nil
 	if !s.loading {
 		return nil
 	}
@@ -77,7 +88,7 @@ func (s *state) Apply(c vaultfmt.Change) error {
 	}
 	switch c.Item.Kind {
 	case kindRecord:
-		r, err := decodeRecord(id, c.Item.Body)
+		r, err := decodeRecordIn(id, c.Item.Body, s.intern)
 		if err != nil {
 			return err
 		}
@@ -90,13 +101,10 @@ func (s *state) Apply(c vaultfmt.Change) error {
 		s.relations[id] = rel
 	case kindSegment:
 		if s.loading && isSegmentID(c.Item.ID) {
-			if s.segParts == nil {
-				s.segParts = map[vaultfmt.ID][]byte{}
-			}
-			s.segParts[c.Item.ID] = c.Item.Body
+			s.collectSegmentPart(c.Item.ID, c.Item.Body)
 		}
 	case kindAudit:
-		e, err := decodeAudit(c.Item.Body)
+		e, err := decodeAuditIn(c.Item.Body, s.intern)
 		if err != nil {
 			return err
 		}
@@ -112,6 +120,10 @@ func (s *state) putRecord(r *Record) {
 	s.records[r.ID] = r
 	s.maxSeq = max(s.maxSeq, r.Seq)
 	if s.loading {
+		if had && old.Vectors != nil && s.early != nil && old.Vectors.engine == s.early.engine {
+			old.Vectors.reclaim()
+		}
+		s.shareEarly(r)
 		return
 	}
 	if had {
