@@ -1,6 +1,7 @@
 package fts
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -151,4 +152,54 @@ func BenchmarkSnapshot20k(b *testing.B) {
 			}
 		}
 	})
+}
+
+var (
+	bench100kOnce  sync.Once
+	bench100kIndex *Index
+	bench100kCorp  *corpus
+)
+
+func bench100k() (*Index, *corpus) {
+	bench100kOnce.Do(func() {
+		bench100kCorp = newCorpus(1)
+		bench100kIndex = New()
+		for i := range 100000 {
+			bench100kIndex.Add(uint32(i), bench100kCorp.record())
+		}
+	})
+	return bench100kIndex, bench100kCorp
+}
+
+// BenchmarkSearch100k is the literal channel at 100,000 records (about
+// 3.5 million postings): the search, the pool of 200 and the ranks of its
+// records, as the engine asks for them, with the seeking read of the
+// postings and with the exhaustive one (their ratio is the pruning's gain).
+func BenchmarkSearch100k(b *testing.B) {
+	x, c := bench100k()
+	for _, words := range []int{2, 8, 20} {
+		queries := make([]string, 1000)
+		for i := range queries {
+			queries[i] = c.query(words)
+		}
+		for _, skip := range []bool{false, true} {
+			name := map[bool]string{false: "exhaustive", true: "seeking"}[skip]
+			b.Run(fmt.Sprintf("%dwords/%s", words, name), func(b *testing.B) {
+				defer func(old bool) { skipPostings = old }(skipPostings)
+				skipPostings = skip
+				b.ReportAllocs()
+				i := 0
+				for b.Loop() {
+					r := x.Search(queries[i%len(queries)])
+					top := r.Top(200)
+					docs := make([]uint32, len(top))
+					for j, h := range top {
+						docs[j] = h.Doc
+					}
+					benchSink += len(r.FindAll(docs))
+					i++
+				}
+			})
+		}
+	}
 }
