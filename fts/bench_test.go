@@ -177,14 +177,24 @@ func bench100k() (*Index, *corpus) {
 // postings and with the exhaustive one (their ratio is the pruning's gain).
 func BenchmarkSearch100k(b *testing.B) {
 	x, c := bench100k()
-	for _, words := range []int{2, 8, 20} {
+	rng := rand.New(rand.NewPCG(4, 4))
+	for _, words := range []int{0, 2, 8, 20} {
 		queries := make([]string, 1000)
 		for i := range queries {
 			queries[i] = c.query(words)
+			if words == 0 {
+				// A question: four of the commonest words (in every
+				// other record) and one content word.
+				queries[i] = strings.Join([]string{c.words[rng.IntN(20)], c.words[rng.IntN(20)], c.words[1000+rng.IntN(4000)], c.words[rng.IntN(20)], c.words[rng.IntN(20)]}, " ")
+			}
+		}
+		kind := fmt.Sprintf("%dwords", words)
+		if words == 0 {
+			kind = "question"
 		}
 		for _, skip := range []bool{false, true} {
 			name := map[bool]string{false: "exhaustive", true: "seeking"}[skip]
-			b.Run(fmt.Sprintf("%dwords/%s", words, name), func(b *testing.B) {
+			b.Run(kind+"/"+name, func(b *testing.B) {
 				defer func(old bool) { skipPostings = old }(skipPostings)
 				skipPostings = skip
 				b.ReportAllocs()

@@ -567,11 +567,11 @@ func (x *Index) accumulate(r *Result, sc *searchScratch) {
 	seeds := seedTerms(r)
 	conjunctive := !anyInformative(r)
 	touched := sc.touched[:0]
-	var live []uint32 // pass 1: the candidates still to update, sorted
+	var live []uint32 // pass 1: the candidates still to update
+	sorted := false   // live is sorted (needed to seek, done at the first seek)
 	for pass := range 2 {
 		if pass == 1 {
 			live = append(sc.live[:0], touched...)
-			slices.Sort(live)
 		}
 		for i, t := range r.Terms {
 			if !t.Active {
@@ -627,6 +627,10 @@ func (x *Index) accumulate(r *Result, sc *searchScratch) {
 						}
 					}
 					continue
+				}
+				if !sorted {
+					slices.Sort(live)
+					sorted = true
 				}
 				cur := postingCursor{slots: pt.slots}
 				for _, s := range live {
