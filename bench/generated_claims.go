@@ -117,10 +117,30 @@ func person(r *rand.Rand) string { return pick(r, claimPeople) + " " + pick(r, c
 // GenerateClaims returns n varied one-claim memories, the same n for the
 // same seed on every machine.
 func GenerateClaims(seed uint64, n int) []Claim {
-	r := rand.New(rand.NewPCG(seed, 0x636c61696d73))
+	st := NewClaimStream(seed)
 	out := make([]Claim, n)
 	for i := range out {
-		out[i] = claimTemplates[r.IntN(len(claimTemplates))](r, i)
+		out[i] = st.Next()
 	}
 	return out
+}
+
+// ClaimStream draws the claims of [GenerateClaims] one at a time, so a
+// million of them need not be held: the first n it yields are exactly
+// GenerateClaims(seed, n).
+type ClaimStream struct {
+	r *rand.Rand
+	i int
+}
+
+// NewClaimStream starts the claims of seed.
+func NewClaimStream(seed uint64) *ClaimStream {
+	return &ClaimStream{r: rand.New(rand.NewPCG(seed, 0x636c61696d73))}
+}
+
+// Next returns the next claim.
+func (s *ClaimStream) Next() Claim {
+	c := claimTemplates[s.r.IntN(len(claimTemplates))](s.r, s.i)
+	s.i++
+	return c
 }

@@ -2,8 +2,10 @@ package bench
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -38,6 +40,13 @@ type LatencyOptions struct {
 	// SourceDir is the source tree whose tests are counted; "" looks for it
 	// around the working directory and the binary.
 	SourceDir string
+	// CacheDir, when set, keeps the generated vault there and reuses it
+	// on the next run with the same records and model (a million records
+	// take hours to build); the run measures a copy, so the kept vault
+	// stays as built. "" builds a throw-away vault.
+	CacheDir string
+	// Rebuild builds the kept vault again even if one is there.
+	Rebuild bool
 }
 
 func (o LatencyOptions) withDefaults() LatencyOptions {
@@ -72,8 +81,11 @@ type LatencyReport struct {
 
 	InitMs        float64 `json:"init_ms"`         // `compartment init` as a process
 	OpenOfflineMs float64 `json:"open_offline_ms"` // `--assert-offline status` on the new vault
-	BuildVaultS   float64 `json:"build_vault_s"`   // importing Records memories
-	OpenMs        float64 `json:"open_ms"`         // opening the Records vault, unlock excluded
+	BuildVaultS   float64 `json:"build_vault_s"`   // importing Records memories (or copying the kept vault)
+	VaultReused   bool    `json:"vault_reused"`    // the vault kept in CacheDir was reused, not built
+	VaultCache    string  `json:"vault_cache,omitempty"`
+	BuildPeakMB   float64 `json:"build_peak_rss_mb,omitempty"` // this process's peak RSS after the build
+	OpenMs        float64 `json:"open_ms"`                     // opening the Records vault, unlock excluded
 
 	Exact ExactReport `json:"exact"`
 	HNSW  HNSWReport  `json:"hnsw"`
@@ -157,13 +169,13 @@ func RunLatency(opts LatencyOptions) (LatencyReport, error) {
 	rep.Exact, rep.HNSW = vr.Vector.Exact, vr.Vector.Sweep[0]
 
 	path := filepath.Join(dir, "bench.vault")
-	claims := GenerateClaims(1, opts.Records)
 	t := time.Now()
-	if err := buildVault(path, enc, opts.Model, claims, opts.Progress); err != nil {
+	if rep.VaultReused, rep.VaultCache, err = prepareVault(path, enc, opts); err != nil {
 		return rep, err
 	}
 	rep.BuildVaultS = time.Since(t).Seconds()
-	queries := pickQueries(claims, opts.Searches)
+	_, rep.BuildPeakMB = rssOf(os.Getpid())
+	queries := pickQueries(opts.Records, opts.Searches)
 
 	fmt.Fprintln(opts.Log, "hybrid search and store in this process…")
 	if err := measureInProcess(path, enc, queries, opts.Stores, &rep); err != nil {
@@ -198,9 +210,91 @@ func RunLatency(opts LatencyOptions) (LatencyReport, error) {
 // benchPass is the passphrase of the throw-away benchmark vaults.
 const benchPass = "bench passphrase, not a secret"
 
-// buildVault creates a vault at path and imports claims in batches.
-func buildVault(path string, enc embed.Encoder, model string, claims []Claim, progress func(string, int, int)) error {
-	v, err := vault.Create(path, vault.Options{Unlock: vaultfmt.Unlock{Passphrase: []byte(benchPass)}, Encoder: enc})
+// prepareVault puts the vault of opts.Records generated claims at path:
+// built there, or (with a CacheDir) copied from the one kept there,
+// built first when there is none. It reports whether a kept vault was
+// reused, and its path.
+func prepareVault(path string, enc embed.Encoder, opts LatencyOptions) (bool, string, error) {
+	if opts.CacheDir == "" {
+		return false, "", buildVault(path, enc, opts.Model, opts.Records, opts.Progress)
+	}
+	kept := filepath.Join(opts.CacheDir, keptVaultName(opts.Records, enc.Info().Name))
+	done := kept + ".done"
+	reused := true
+	if _, err := os.Stat(done); err != nil || opts.Rebuild {
+		reused = false
+		if opts.Rebuild {
+			for _, f := range []string{done, kept, kept + ".config.json", kept + ".lock"} {
+				os.Remove(f)
+			}
+		}
+		if err := os.MkdirAll(opts.CacheDir, 0o700); err != nil {
+			return false, kept, fmt.Errorf("bench: vault cache: %w", err)
+		}
+		fmt.Fprintf(opts.Log, "building the kept vault %s (a rerun reuses it)…\n", kept)
+		if err := buildVault(kept, enc, opts.Model, opts.Records, opts.Progress); err != nil {
+			return false, kept, err
+		}
+		if err := os.WriteFile(done, []byte(fmt.Sprintf("%d records, model %s, built %s\n", opts.Records, enc.Info().Name, time.Now().UTC().Format(time.RFC3339))), 0o600); err != nil {
+			return false, kept, fmt.Errorf("bench: vault cache: %w", err)
+		}
+	} else {
+		fmt.Fprintf(opts.Log, "reusing the kept vault %s (--rebuild builds it again)…\n", kept)
+	}
+	for _, suffix := range []string{"", ".config.json"} {
+		if err := copyFile(kept+suffix, path+suffix); err != nil && !(suffix != "" && errors.Is(err, fs.ErrNotExist)) {
+			return reused, kept, fmt.Errorf("bench: copy the kept vault: %w", err)
+		}
+	}
+	return reused, kept, nil
+}
+
+// keptVaultGeneration changes when the generated claims or the way the
+// vault is built change, so an older kept vault is not reused.
+const keptVaultGeneration = 1
+
+// keptVaultName names the kept vault of n records embedded by model.
+func keptVaultName(n int, model string) string {
+	clean := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '.' {
+			return r
+		}
+		return '_'
+	}, model)
+	return fmt.Sprintf("claims-%d-%s-g%d.vault", n, clean, keptVaultGeneration)
+}
+
+func copyFile(from, to string) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// buildVault creates a vault at path (or, when one is there, opens it: a
+// build stopped half way resumes, the import skipping the claims already
+// stored) and imports n generated claims in one streaming import, so the
+// claims are never all held and the progress bar counts lines as they
+// are stored.
+func buildVault(path string, enc embed.Encoder, model string, n int, progress func(string, int, int)) error {
+	unlock := vaultfmt.Unlock{Passphrase: []byte(benchPass)}
+	var v *vault.Vault
+	var err error
+	if _, statErr := os.Stat(path); statErr == nil {
+		v, err = vault.Open(path, vault.Options{Unlock: unlock, Encoder: enc})
+	} else {
+		v, err = vault.Create(path, vault.Options{Unlock: unlock, Encoder: enc})
+	}
 	if err != nil {
 		return fmt.Errorf("bench: create vault: %w", err)
 	}
@@ -212,31 +306,61 @@ func buildVault(path string, enc embed.Encoder, model string, claims []Claim, pr
 			return fmt.Errorf("bench: vault settings: %w", err)
 		}
 	}
-	const chunk = 1000
-	for lo := 0; lo < len(claims); lo += chunk {
-		var b strings.Builder
-		for _, c := range claims[lo:min(lo+chunk, len(claims))] {
-			line, _ := json.Marshal(struct {
-				Claim
-				Source string `json:"source"`
-			}{c, "bench generator"})
-			b.Write(line)
-			b.WriteByte('\n')
-		}
-		if _, err := v.Import(strings.NewReader(b.String()), "bench generator", nil); err != nil {
-			return fmt.Errorf("bench: import: %w", err)
-		}
-		progress("building vault", min(lo+chunk, len(claims)), len(claims))
+	progress("building vault", 0, n)
+	lines := &claimLines{claims: NewClaimStream(1), n: n}
+	if _, err := v.Import(lines, "bench generator", func(done int) { progress("building vault", done, n) }); err != nil {
+		return fmt.Errorf("bench: import: %w", err)
 	}
+	progress("building vault", n, n)
 	return v.Flush()
 }
 
-// pickQueries draws n of the claims' questions, the same ones every run.
-func pickQueries(claims []Claim, n int) []string {
+// claimLines reads as the JSONL import of n generated claims, made as
+// they are read.
+type claimLines struct {
+	claims *ClaimStream
+	i, n   int
+	buf    []byte
+}
+
+func (c *claimLines) Read(p []byte) (int, error) {
+	for len(c.buf) == 0 {
+		if c.i == c.n {
+			return 0, io.EOF
+		}
+		line, err := json.Marshal(struct {
+			Claim
+			Source string `json:"source"`
+		}{c.claims.Next(), "bench generator"})
+		if err != nil {
+			return 0, err
+		}
+		c.buf = append(line, '\n')
+		c.i++
+	}
+	k := copy(p, c.buf)
+	c.buf = c.buf[k:]
+	return k, nil
+}
+
+// pickQueries draws n questions of the first records generated claims,
+// the same ones every run, streaming the claims rather than holding them.
+func pickQueries(records, n int) []string {
 	r := rand.New(rand.NewPCG(5, 6))
+	want := map[int][]int{} // claim → the query slots that ask its question
+	last := 0
+	for k := range n {
+		i := r.IntN(records)
+		want[i] = append(want[i], k)
+		last = max(last, i)
+	}
 	out := make([]string, n)
-	for i := range out {
-		out[i] = claims[r.IntN(len(claims))].Query
+	st := NewClaimStream(1)
+	for i := 0; i <= last && n > 0; i++ {
+		c := st.Next()
+		for _, k := range want[i] {
+			out[k] = c.Query
+		}
 	}
 	return out
 }
@@ -316,7 +440,11 @@ func (r LatencyReport) WriteText(w io.Writer) error {
 	row(r.BinaryBytes > 0, "binary size", fmt.Sprintf("%.1f MB", float64(r.BinaryBytes)/1e6), "")
 	row(r.Tests > 0, "tests (fuzz targets, benchmarks)", fmt.Sprintf("%d (%d, %d)", r.Tests, r.FuzzTargets, r.Benchmarks), specFigures["tests"])
 	fmt.Fprintf(tw, "\n%s\n", originSources)
-	fmt.Fprintf(tw, "\nbuilding the vault took %.1f s; the whole run %.1f s\n", r.BuildVaultS, r.TotalS)
+	if r.VaultReused {
+		fmt.Fprintf(tw, "\nreused the kept vault %s (copying it took %.1f s); the whole run %.1f s\n", r.VaultCache, r.BuildVaultS, r.TotalS)
+	} else {
+		fmt.Fprintf(tw, "\nbuilding the vault took %.1f s (peak RSS %.0f MB); the whole run %.1f s\n", r.BuildVaultS, r.BuildPeakMB, r.TotalS)
+	}
 	if len(r.Skipped) > 0 {
 		fmt.Fprintf(tw, "skipped: %s\n", strings.Join(r.Skipped, ", "))
 	}

@@ -1,6 +1,7 @@
 package fts
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -151,4 +152,64 @@ func BenchmarkSnapshot20k(b *testing.B) {
 			}
 		}
 	})
+}
+
+var (
+	bench100kOnce  sync.Once
+	bench100kIndex *Index
+	bench100kCorp  *corpus
+)
+
+func bench100k() (*Index, *corpus) {
+	bench100kOnce.Do(func() {
+		bench100kCorp = newCorpus(1)
+		bench100kIndex = New()
+		for i := range 100000 {
+			bench100kIndex.Add(uint32(i), bench100kCorp.record())
+		}
+	})
+	return bench100kIndex, bench100kCorp
+}
+
+// BenchmarkSearch100k is the literal channel at 100,000 records (about
+// 3.5 million postings): the search, the pool of 200 and the ranks of its
+// records, as the engine asks for them, with the seeking read of the
+// postings and with the exhaustive one (their ratio is the pruning's gain).
+func BenchmarkSearch100k(b *testing.B) {
+	x, c := bench100k()
+	rng := rand.New(rand.NewPCG(4, 4))
+	for _, words := range []int{0, 2, 8, 20} {
+		queries := make([]string, 1000)
+		for i := range queries {
+			queries[i] = c.query(words)
+			if words == 0 {
+				// A question: four of the commonest words (in every
+				// other record) and one content word.
+				queries[i] = strings.Join([]string{c.words[rng.IntN(20)], c.words[rng.IntN(20)], c.words[1000+rng.IntN(4000)], c.words[rng.IntN(20)], c.words[rng.IntN(20)]}, " ")
+			}
+		}
+		kind := fmt.Sprintf("%dwords", words)
+		if words == 0 {
+			kind = "question"
+		}
+		for _, skip := range []bool{false, true} {
+			name := map[bool]string{false: "exhaustive", true: "seeking"}[skip]
+			b.Run(kind+"/"+name, func(b *testing.B) {
+				defer func(old bool) { skipPostings = old }(skipPostings)
+				skipPostings = skip
+				b.ReportAllocs()
+				i := 0
+				for b.Loop() {
+					r := x.Search(queries[i%len(queries)])
+					top := r.Top(200)
+					docs := make([]uint32, len(top))
+					for j, h := range top {
+						docs[j] = h.Doc
+					}
+					benchSink += len(r.FindAll(docs))
+					i++
+				}
+			})
+		}
+	}
 }

@@ -345,6 +345,7 @@ func selectTop(hs []Hit, n int) {
 type searchScratch struct {
 	acc         []accum // by slot
 	touched     []uint32
+	live        []uint32 // accumulate's pass-1 candidates
 	stamp       []uint32 // by slot: generation of the last union count or FindAll
 	where       []int32  // by slot: FindAll's index of the record, when stamped
 	gen         uint32
@@ -359,6 +360,7 @@ type accum struct {
 	mask uint64
 	num  float64 // Σ weight·I(t) of matched terms
 	bm   float64
+	norm float64 // the record's BM25 length norm, set at its first match
 }
 
 func (x *Index) getScratch() *searchScratch {
@@ -544,11 +546,146 @@ func (x *Index) unionDF(exps []Expansion, sc *searchScratch) int {
 // record's matched-term mask, its Σ weight·I(t) and its BM25.
 //
 // Every answer record holds a seed term (see seedTerms), so the seed
-// terms' postings decide which records are candidates and the other
-// terms' postings only update those. The long postings of common words
-// are then read but no record is added from them, which keeps the work
-// per record found, not per record holding "the".
+// terms' postings decide which records are candidates (pass 0) and the
+// other terms' postings only update those (pass 1). Pass 1 does not read
+// a long posting list (a common word's) through: it seeks each candidate
+// in it (see [postingCursor]), so the work follows the candidates, not
+// the records holding "the". When no term is informative, an answer must
+// hold every term (there is no OR), so a candidate missing one term is
+// dropped from the later seeks: its bound (the terms it can still match)
+// no longer reaches the whole query. Each record receives the same
+// additions in the same order as a full scan would make, so every hit's
+// p_lex and BM25 are bit for bit those of the exhaustive read
+// (accumulateExhaustive, which the tests compare against).
 func (x *Index) accumulate(r *Result, sc *searchScratch) {
+	if !skipPostings {
+		x.accumulateExhaustive(r, sc)
+		return
+	}
+	n := float64(x.Len())
+	avgWords := max(float64(x.words)/n, 1)
+	seeds := seedTerms(r)
+	conjunctive := !anyInformative(r)
+	touched := sc.touched[:0]
+	var live []uint32 // pass 1: the candidates still to update
+	sorted := false   // live is sorted (needed to seek, done at the first seek)
+	for pass := range 2 {
+		if pass == 1 {
+			live = append(sc.live[:0], touched...)
+		}
+		for i, t := range r.Terms {
+			if !t.Active {
+				break
+			}
+			bit := uint64(1) << i
+			if (seeds&bit != 0) != (pass == 0) {
+				continue
+			}
+			lists := t.Expansions
+			if len(lists) == 0 {
+				id, ok := x.vocab[t.Text]
+				if !ok {
+					if conjunctive && pass == 1 {
+						live = live[:0]
+					}
+					continue
+				}
+				lists = []Expansion{{Weight: 1, id: id}}
+			}
+			idf := math.Log(1 + (n-float64(t.DF)+0.5)/(float64(t.DF)+0.5))
+			credit := func(a *accum, e Expansion, tf uint16) {
+				a.mask |= bit
+				a.num += e.Weight * t.Info
+				tf64 := float64(tf)
+				a.bm += e.Weight * idf * tf64 * (bm25K1 + 1) / (tf64 + a.norm)
+			}
+			// Expansions are best first, so the first list to reach a
+			// record gives it the term's best weight.
+			for _, e := range lists {
+				pt := &x.terms[e.id]
+				if pass == 0 {
+					for j, s := range pt.slots {
+						a := &sc.acc[s]
+						if a.mask&bit != 0 {
+							continue
+						}
+						if a.mask == 0 {
+							touched = append(touched, s)
+							// The record's BM25 length norm, once per
+							// record rather than once per posting.
+							a.norm = bm25K1 * (1 - bm25B + bm25B*float64(x.slots[s].words)/avgWords)
+						}
+						credit(a, e, pt.tfs[j])
+					}
+					continue
+				}
+				if len(live)*seekRatio > len(pt.slots) {
+					// Most of the list is candidates: read it through.
+					for j, s := range pt.slots {
+						if a := &sc.acc[s]; a.mask != 0 && a.mask&bit == 0 {
+							credit(a, e, pt.tfs[j])
+						}
+					}
+					continue
+				}
+				if !sorted {
+					slices.Sort(live)
+					sorted = true
+				}
+				cur := postingCursor{slots: pt.slots}
+				for _, s := range live {
+					j, ok := cur.seek(s)
+					if !ok {
+						if cur.done() {
+							break
+						}
+						continue
+					}
+					if a := &sc.acc[s]; a.mask&bit == 0 {
+						credit(a, e, pt.tfs[j])
+					}
+				}
+			}
+			if conjunctive && pass == 1 {
+				kept := live[:0]
+				for _, s := range live {
+					if sc.acc[s].mask&bit != 0 {
+						kept = append(kept, s)
+					}
+				}
+				live = kept
+			}
+		}
+	}
+	sc.touched, sc.live = touched, live
+}
+
+// seekRatio is how much longer than the candidate list a posting list
+// must be for pass 1 to seek in it rather than read it through: a seek
+// costs a few comparisons where reading costs one per entry.
+const seekRatio = 8
+
+// skipPostings selects the seeking read of pass 1 in accumulate; the
+// tests switch it off to compare against the exhaustive read.
+var skipPostings = true
+
+// anyInformative reports whether an active term is informative, so that
+// records holding only some of the terms are answers too (OR).
+func anyInformative(r *Result) bool {
+	for _, t := range r.Terms {
+		if !t.Active {
+			break
+		}
+		if t.Informative {
+			return true
+		}
+	}
+	return false
+}
+
+// accumulateExhaustive is accumulate reading every posting of every
+// active term through: the reference the seeking read must equal.
+func (x *Index) accumulateExhaustive(r *Result, sc *searchScratch) {
 	n := float64(x.Len())
 	avgWords := max(float64(x.words)/n, 1)
 	seeds := seedTerms(r)
@@ -571,8 +708,6 @@ func (x *Index) accumulate(r *Result, sc *searchScratch) {
 				}
 				lists = []Expansion{{Weight: 1, id: id}}
 			}
-			// Expansions are best first, so the first list to reach a
-			// record gives it the term's best weight.
 			for _, e := range lists {
 				pt := &x.terms[e.id]
 				for j, s := range pt.slots {
@@ -594,6 +729,42 @@ func (x *Index) accumulate(r *Result, sc *searchScratch) {
 	}
 	sc.touched = touched
 }
+
+// postingCursor walks a sorted posting list forward by seeking: each seek
+// gallops (1, 2, 4, … entries ahead) past the entries below the target,
+// then bisects the last step, so k seeks over a list of L entries cost
+// O(k·log(L/k)) comparisons rather than L. Seeks must come in ascending
+// order.
+type postingCursor struct {
+	slots []uint32
+	pos   int
+}
+
+// seek moves to the first entry ≥ s and reports its index and whether it
+// is s.
+func (c *postingCursor) seek(s uint32) (int, bool) {
+	lo, step := c.pos, 1
+	hi := lo
+	for hi < len(c.slots) && c.slots[hi] < s {
+		lo = hi + 1
+		hi += step
+		step <<= 1
+	}
+	hi = min(hi, len(c.slots))
+	for lo < hi { // c.slots[lo-1] < s ≤ c.slots[hi], where they exist
+		mid := int(uint(lo+hi) >> 1)
+		if c.slots[mid] < s {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	c.pos = lo
+	return lo, lo < len(c.slots) && c.slots[lo] == s
+}
+
+// done reports whether the cursor is past the last entry.
+func (c *postingCursor) done() bool { return c.pos >= len(c.slots) }
 
 // seedTerms returns the mask of the terms whose records are the only
 // possible answers: the informative terms (an AND hit holds them all, an

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/compartment/compartment/bench"
 	"github.com/compartment/compartment/embed"
@@ -22,6 +23,8 @@ type BenchCmd struct {
 	Verbose     bool   `help:"With --claims: list the questions whose memory did not come first."`
 	NoReference bool   `help:"With --claims: leave the bundled reference facts out of the throw-away vault (by default it is made as init makes one, with them)." name:"no-reference"`
 	Records     int    `help:"Without a flag: memories in the latency table's vault." default:"20000"`
+	VaultCache  string `help:"Latency table: keep the generated vault in this directory and reuse it on the next run with the same --records and model (default: the user cache directory from 100,000 records up; none: never keep it)." name:"vault-cache" placeholder:"DIR|none"`
+	Rebuild     bool   `help:"Latency table: build the kept vault again."`
 	Searches    int    `help:"Latency table: timed searches." hidden:""`
 	Stores      int    `help:"Latency table: timed stores." hidden:""`
 	VectorN     int    `help:"Latency table: vectors in the exact and HNSW rows." hidden:"" name:"vector-n"`
@@ -77,6 +80,29 @@ func (c *BenchCmd) encoder() (embed.Encoder, error) {
 	return openEncoder(c.Model)
 }
 
+// keepFrom is the vault size from which the latency table keeps its
+// generated vault by default: 100,000 memories take minutes to build, a
+// million hours; 20,000 build in well under a minute.
+const keepFrom = 100000
+
+// vaultCache is where the latency table keeps its generated vault; ""
+// means it does not.
+func (c *BenchCmd) vaultCache() (string, error) {
+	switch {
+	case c.VaultCache == "none":
+		return "", nil
+	case c.VaultCache != "":
+		return c.VaultCache, nil
+	case c.Records < keepFrom && !c.Rebuild:
+		return "", nil
+	}
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("bench: no cache directory for the kept vault (%w): pass --vault-cache DIR or --vault-cache none", err)
+	}
+	return filepath.Join(dir, "compartment", "bench"), nil
+}
+
 // latency runs the spec's latency table (no flag given).
 func (c *BenchCmd) latency(app *App) error {
 	if c.Million || c.Limit != 0 || c.Literal {
@@ -86,10 +112,14 @@ func (c *BenchCmd) latency(app *App) error {
 	if err != nil {
 		return fmt.Errorf("bench: find this program: %w", err)
 	}
+	cache, err := c.vaultCache()
+	if err != nil {
+		return err
+	}
 	bar := newProgress(app.Stderr, "", 0)
 	rep, err := bench.RunLatency(bench.LatencyOptions{
 		Records: c.Records, Searches: c.Searches, Stores: c.Stores, VectorN: c.VectorN,
-		Exe: exe, Model: c.Model, Log: app.Stderr,
+		Exe: exe, Model: c.Model, Log: app.Stderr, CacheDir: cache, Rebuild: c.Rebuild,
 		Progress: func(label string, done, total int) {
 			bar.label, bar.total = label, total
 			bar.set(done)

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/compartment/compartment/internal/vault"
 )
@@ -91,19 +93,53 @@ func (c *ImportCmd) Run(app *App) error {
 	}
 	defer v.Close()
 	bar := newProgress(app.Stderr, "importing", total)
+	start := time.Now()
 	res, err := v.Import(r, source, bar.set)
 	bar.done()
 	if err != nil {
 		return errors.Join(err, fmt.Errorf("%d memories were stored before the error", res.Stored))
 	}
+	rep := importReport{ImportResult: res, Seconds: time.Since(start).Seconds(), PeakRSSMB: peakRSSMB()}
+	rep.LinesPerS = float64(res.Lines) / max(rep.Seconds, 1e-3)
 	if c.JSON {
-		return printJSON(app.Stdout, res)
+		return printJSON(app.Stdout, rep)
 	}
-	fmt.Fprintf(app.Stdout, "imported %d memories and %d relations from %d lines\n", res.Stored, res.Relations, res.Lines)
+	fmt.Fprintf(app.Stdout, "imported %d memories and %d relations from %d lines in %.1f s (%.0f lines/s", res.Stored, res.Relations, res.Lines, rep.Seconds, rep.LinesPerS)
+	if rep.PeakRSSMB > 0 {
+		fmt.Fprintf(app.Stdout, ", peak memory %.0f MB", rep.PeakRSSMB)
+	}
+	fmt.Fprintln(app.Stdout, ")")
 	for _, line := range importSkips(res) {
 		fmt.Fprintf(app.Stdout, "  skipped %s\n", line)
 	}
 	return nil
+}
+
+// importReport is the summary `import --json` prints: the counts, and
+// what the import cost (its time and this process's peak memory, which
+// stays bounded by a batch beside the vault's own, whatever the file's
+// size).
+type importReport struct {
+	vault.ImportResult
+	Seconds   float64 `json:"seconds"`
+	LinesPerS float64 `json:"lines_per_s"`
+	PeakRSSMB float64 `json:"peak_rss_mb,omitempty"` // 0 where /proc is missing
+}
+
+// peakRSSMB is this process's peak resident set (VmHWM), in MB; 0 where
+// the system does not say (no /proc).
+func peakRSSMB() float64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		var kb float64
+		if _, err := fmt.Sscanf(line, "VmHWM: %f kB", &kb); err == nil {
+			return kb / 1024
+		}
+	}
+	return 0
 }
 
 // importSkips says, one line per reason, what an import skipped and why.
