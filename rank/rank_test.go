@@ -216,7 +216,7 @@ func TestConfidenceScaleFree(t *testing.T) {
 		var got []float64
 		for _, cal := range []Calibration{SpecCalibration, static} {
 			cos := cal.CosFloor + x*(cal.CosCeil-cal.CosFloor)
-			got = append(got, Confidence(Relevance(Signals{PVec: cal.PVec(cos)}), 1))
+			got = append(got, Confidence(Answer{Relevance: Relevance(Signals{PVec: cal.PVec(cos)}), Lead: 1, First: true}))
 		}
 		if !near(got[0], got[1]) || Match(got[0]) != Match(got[1]) {
 			t.Errorf("cosine at %.2f of the calibrated range: bge-small confidence %v, static %v", x, got[0], got[1])
@@ -225,36 +225,82 @@ func TestConfidenceScaleFree(t *testing.T) {
 }
 
 func TestConfidence(t *testing.T) {
-	// At both centres each factor is one half.
-	if got := Confidence(ConfidenceRelevanceCentre, ConfidenceLeadCentre); !near(got, 0.25) {
-		t.Errorf("Confidence at the centres = %v, want 0.25", got)
+	conf := func(rel, lead float64) float64 { return Confidence(Answer{Relevance: rel, Lead: lead}) }
+	// At z = 0 the model says one half.
+	r0 := 1 / (1 + math.Exp(ConfidenceBias/ConfidenceRelevanceWeight))
+	if got := conf(r0, 0); !near(got, 0.5) {
+		t.Errorf("Confidence at z = 0 = %v, want 0.5", got)
 	}
-	if Confidence(0, LeadCap) != 0 {
+	if conf(0, LeadCap) != 0 {
 		t.Error("a record with no relevance has confidence")
 	}
-	// Monotone in both, and bounded by 1.
+	// Monotone in relevance and lead, and bounded by 1.
 	prev := 0.0
 	for _, rel := range []float64{0.05, 0.2, 0.4, 0.6, 0.8, 0.95, 1} {
-		c := Confidence(rel, 1)
+		c := conf(rel, 1)
 		if c <= prev || c > 1 {
 			t.Errorf("Confidence(%v, 1) = %v after %v: want increasing, ≤ 1", rel, c, prev)
 		}
 		prev = c
 	}
-	if Confidence(0.9, -1) >= Confidence(0.9, 0) || Confidence(0.9, 0) >= Confidence(0.9, 1) {
+	if conf(0.9, -1) >= conf(0.9, 0) || conf(0.9, 0) >= conf(0.9, 1) {
 		t.Error("confidence does not grow with the lead")
 	}
-	// One of several alike (lead 0) is never strong, however relevant;
-	// a clear, relevant winner is.
-	if m := Match(Confidence(0.999, 0)); m == MatchStrong {
-		t.Errorf("a tie at relevance 0.999 is %s", m)
+	// The lead is read up to ±1.5: past it only relevance counts.
+	if conf(0.5, ConfidenceLeadClamp) != conf(0.5, LeadCap) {
+		t.Error("a lead past the clamp still changes the confidence")
 	}
-	if m := Match(Confidence(0.95, 1)); m != MatchStrong {
-		t.Errorf("a clear winner at relevance 0.95 is %s, want strong", m)
+	// Each flag adds evidence; each multiplier takes it away.
+	base := Answer{Relevance: 0.5, Lead: 0.3}
+	lit, first := base, base
+	lit.LiteralFirst, first.First = true, true
+	if !(Confidence(lit) > Confidence(base)) || !(Confidence(first) > Confidence(base)) {
+		t.Error("the literal channel's first place or the answer's first place adds nothing")
 	}
-	if m := Match(Confidence(0.1, LeadCap)); m != MatchWeak {
-		t.Errorf("a lone candidate at relevance 0.1 is %s, want weak", m)
+	other, unknown := first, first
+	other.Entity, unknown.Unknown = EntityFactor(0), true
+	if !near(Confidence(other), 0.5*Confidence(first)) || !near(Confidence(unknown), WUnknown*Confidence(first)) {
+		t.Errorf("entity factor or unknown name: %v, %v against %v", Confidence(other), Confidence(unknown), Confidence(first))
 	}
+}
+
+// TestConfidenceLabels is the model's operating points as a table of
+// features and the label they must get.
+func TestConfidenceLabels(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		a    Answer
+		want string
+	}{
+		{"conclusive literal match, far ahead", Answer{Relevance: 0.999, Lead: 3, LiteralFirst: true, First: true}, MatchStrong},
+		{"clear winner of both channels", Answer{Relevance: 0.9, Lead: 1, LiteralFirst: true, First: true}, MatchStrong},
+		// Two records that both hold all of the query's information are
+		// both to be relied on (two notes about PM-0042).
+		{"a tie of conclusive matches", Answer{Relevance: 0.999, Lead: 0, LiteralFirst: true, First: true}, MatchStrong},
+		{"a tie of middling matches is weak", Answer{Relevance: 0.4, Lead: 0, First: true}, MatchWeak},
+		// Two memories about the same person: the first one, which the
+		// literal channel ranks first, is likely although it leads by
+		// little; the second is weak.
+		{"first of two alike", Answer{Relevance: 0.55, Lead: 0.2, LiteralFirst: true, First: true}, MatchLikely},
+		{"second of two alike", Answer{Relevance: 0.5, Lead: -0.2}, MatchWeak},
+		{"paraphrase found by meaning alone, first", Answer{Relevance: 0.6, Lead: 0.6, First: true}, MatchLikely},
+		{"weak evidence, no lead", Answer{Relevance: 0.3, Lead: 0.05, First: true}, MatchWeak},
+		{"lone candidate with faint evidence", Answer{Relevance: 0.1, Lead: LeadCap, First: true}, MatchWeak},
+		{"another entity than the one named is not likely", Answer{Relevance: 0.9, Lead: 1, LiteralFirst: true, First: true, Entity: EntityFactor(0)}, MatchWeak},
+		{"the question names what no record holds", Answer{Relevance: 0.9, Lead: 1, LiteralFirst: true, First: true, Unknown: true}, MatchWeak},
+		{"the relevance of nothing", Answer{Relevance: 0, Lead: LeadCap, LiteralFirst: true, First: true}, MatchWeak},
+	} {
+		if got := Match(Confidence(tc.a)); got != tc.want {
+			t.Errorf("%s: %+v → confidence %.3f, %s; want %s", tc.name, tc.a, Confidence(tc.a), got, tc.want)
+		}
+	}
+	// No confidence survives an unknown name as likely.
+	if Match(Confidence(Answer{Relevance: 1, Lead: LeadCap, LiteralFirst: true, First: true, Unknown: true})) != MatchWeak || UnknownFactor(false) != 1 {
+		t.Error("an unknown name leaves a result likely, or a known one lowers it")
+	}
+}
+
+func TestLead(t *testing.T) {
 	for _, tc := range []struct {
 		u, other, want float64
 	}{{1, 0, LeadCap}, {0, 1, -LeadCap}, {2, 1, math.Log(2)}, {1, 2, -math.Log(2)}, {1e9, 1e-9, LeadCap}} {

@@ -145,7 +145,7 @@ func (e *Engine) Search(q Query) ([]Result, error) {
 	r := run{e: e, q: q, lex: e.lex.Search(q.Text)}
 	r.semantic = q.Vector != nil && e.vec != nil && e.vec.Len() > 0
 	r.unseen = r.unseenShare()
-	r.entities, r.entityInfo = r.namedTerms()
+	r.entities, r.entityInfo, r.unknownNamed = r.namedTerms()
 	pool := rank.PoolSize
 	for attempt := 0; ; attempt++ {
 		cands := r.gather(pool)
@@ -168,7 +168,10 @@ type run struct {
 	// holds ([namedTerms]); entityInfo is their Σ I(t).
 	entities   []bool
 	entityInfo float64
-	unseen     float64 // share of the query's information the model cannot read
+	// unknownNamed: the query names a word no record holds
+	// (rank.UnknownFactor).
+	unknownNamed bool
+	unseen       float64 // share of the query's information the model cannot read
 	// What the last gather saw at the edge of each pool, to bound the
 	// score of records beyond it.
 	vecFull, lexFull bool
@@ -400,7 +403,7 @@ func (r *run) score(c *candidate) {
 	c.op = rank.OpinionPrior(st.meta.Opinion, days)
 	c.ref = rank.ReferencePrior(st.meta.Reference)
 	c.entity = rank.EntityFactor(r.entityShare(c))
-	c.scored = rank.Scored{Final: rank.Final(c.evidence, c.imp, c.op+c.ref), Unaged: rank.Unaged(c.sig),
+	c.scored = rank.Scored{Final: rank.Final(c.evidence, c.imp, c.op+c.ref) * rank.ReferenceEntityFactor(st.meta.Reference, c.entity), Unaged: rank.Unaged(c.sig),
 		Relevance: rank.Relevance(c.sig), Rare: c.conclusive || r.holdsRare(c)}
 }
 
@@ -408,8 +411,11 @@ func (r *run) score(c *candidate) {
 // with a capital inside the question ("Lena", "Grafana", "Kassa's"), not
 // its first word, not "I", a month or a weekday, and held by at least one
 // record (a name the vault has never seen tells no record from another).
-// It returns the marks and the terms' Σ I(t).
-func (r *run) namedTerms() ([]bool, float64) {
+// It returns the marks, the marked terms' Σ I(t), and whether some named
+// word is held by no record, nor any variant of it (rank.UnknownFactor;
+// words under three letters and "I'm", "I've" are not names there: "OK"
+// is no product).
+func (r *run) namedTerms() ([]bool, float64, bool) {
 	named := map[string]bool{}
 	words := strings.FieldsFunc(r.q.Text, func(c rune) bool { return !unicode.IsLetter(c) && !unicode.IsDigit(c) && c != '\'' && c != '’' })
 	for i, w := range words {
@@ -424,17 +430,24 @@ func (r *run) namedTerms() ([]bool, float64) {
 		named[w] = true
 	}
 	if len(named) == 0 {
-		return nil, 0
+		return nil, 0, false
 	}
 	marks := make([]bool, len(r.lex.Terms))
-	total := 0.0
+	total, unknown := 0.0, false
 	for i, t := range r.lex.Terms {
-		if named[t.Text] && t.DF >= 1 && t.Active && i < 64 {
+		if !named[t.Text] {
+			continue
+		}
+		if t.DF >= 1 && t.Active && i < 64 {
 			marks[i] = true
 			total += t.Info
 		}
+		if utf8.RuneCountInString(t.Text) < 3 || strings.HasPrefix(t.Text, "i'") || strings.HasPrefix(t.Text, "i’") {
+			continue
+		}
+		unknown = unknown || t.DF == 0
 	}
-	return marks, total
+	return marks, total, unknown
 }
 
 var calendarWord = map[string]bool{
@@ -509,15 +522,17 @@ func (r *run) widen(kept []*candidate, picked []int) bool {
 
 func (r *run) results(kept []*candidate, picked []int) []Result {
 	// Each result's lead is over the best other candidate with evidence,
-	// returned or not: the two best unaged scores are all it needs. A
-	// record about another entity than the one the query names leads by
-	// its score weighed by its entity factor.
+	// returned or not: the two best scores are all it needs. Both sides
+	// are unaged scores weighed by their entity factors, so a record about
+	// another entity than the one the query names leads (and is led by)
+	// only as far as it is about the entity named.
+	weighed := func(c *candidate) float64 { return c.entity * c.scored.Unaged }
 	first, second := -1, 0.0
 	for i, c := range kept {
-		switch u := c.scored.Unaged; {
-		case first < 0 || u > kept[first].scored.Unaged:
+		switch u := weighed(c); {
+		case first < 0 || u > weighed(kept[first]):
 			if first >= 0 {
-				second = kept[first].scored.Unaged
+				second = weighed(kept[first])
 			}
 			first = i
 		case u > second:
@@ -525,14 +540,15 @@ func (r *run) results(kept []*candidate, picked []int) []Result {
 		}
 	}
 	out := make([]Result, 0, len(picked))
-	for _, i := range picked {
+	for n, i := range picked {
 		c := kept[i]
 		other := second
 		if i != first {
-			other = kept[first].scored.Unaged
+			other = weighed(kept[first])
 		}
-		lead := rank.Lead(c.entity*c.scored.Unaged, other)
-		conf := c.entity * rank.Confidence(c.scored.Relevance, lead)
+		lead := rank.Lead(weighed(c), other)
+		conf := rank.Confidence(rank.Answer{Relevance: c.scored.Relevance, Lead: lead,
+			LiteralFirst: c.sig.RankLex == 1, First: n == 0, Entity: c.entity, Unknown: r.unknownNamed})
 		res := Result{Doc: c.doc, Score: c.scored.Final, Unaged: c.scored.Unaged, Confidence: conf, Match: rank.Match(conf)}
 		if r.q.Explain {
 			res.Explain = r.explain(c)

@@ -688,7 +688,69 @@ func TestNamedEntityWins(t *testing.T) {
 	// A capital at the start of the question, "I", a month, or a name no
 	// record holds marks nothing.
 	r := run{e: e, q: Query{Text: "Where did I see Zanzibar in March?"}, lex: e.lex.Search("Where did I see Zanzibar in March?")}
-	if marks, info := r.namedTerms(); info != 0 {
+	if marks, info, _ := r.namedTerms(); info != 0 {
 		t.Errorf("named terms %v (%v) in a question that names no held entity", marks, info)
+	}
+}
+
+// The default answer's labels: the memory that answers is likely although
+// another memory about the same cluster competes with it, and a near miss
+// (a question naming a product no memory mentions, whose other words one
+// memory holds) is weak.
+func TestAnswerLikelyNearMissWeak(t *testing.T) {
+	e := New(dim)
+	fill(t, e, 100, 40)
+	mustAdd(t, e, 1, "The payments staging cluster runs three worker nodes on Hetzner", [][]float32{axis(0, 0)}, DocMeta{Seq: 1})
+	mustAdd(t, e, 2, "The website staging cluster runs on a single node", [][]float32{axis(0, 0.3)}, DocMeta{Seq: 2})
+	mustAdd(t, e, 3, "The ledger admin console lists every management URL of the payments services", [][]float32{axis(1, 0)}, DocMeta{Seq: 3})
+	res := mustSearch(t, e, Query{Text: "how many worker nodes does the payments staging cluster have?", Vector: axis(0, 0.1), Explain: true})
+	if len(res) < 2 || res[0].Doc != 1 {
+		t.Fatalf("answer: %v, want doc 1 first and its rival after it", docsOf(res))
+	}
+	if res[0].Match == rank.MatchWeak {
+		t.Errorf("the answer is %s (confidence %.3f, lead %.2f) because a memory about the same cluster competes", res[0].Match, res[0].Confidence, res[0].Explain.Lead)
+	}
+	for _, r := range res[1:] {
+		if r.Match != rank.MatchWeak {
+			t.Errorf("doc %d is %s (confidence %.3f) beside the answer", r.Doc, r.Match, r.Confidence)
+		}
+	}
+	near := mustSearch(t, e, Query{Text: "What's the RabbitMQ management URL?", Vector: axis(1, 0.1), Explain: true})
+	if len(near) == 0 || near[0].Doc != 3 {
+		t.Fatalf("near miss: %v, want doc 3 (it holds every other word) first", docsOf(near))
+	}
+	for _, r := range near {
+		if r.Match != rank.MatchWeak {
+			t.Errorf("near miss: doc %d is %s (confidence %.3f): no memory names RabbitMQ", r.Doc, r.Match, r.Confidence)
+		}
+	}
+	// The same question about a name the vault holds is answered.
+	held := mustSearch(t, e, Query{Text: "What's the ledger management URL?", Vector: axis(1, 0.1), Explain: true})
+	if len(held) == 0 || held[0].Doc != 3 || held[0].Match == rank.MatchWeak {
+		t.Errorf("held name: %v (first %+v), want doc 3 first, likely or strong", docsOf(held), held)
+	}
+}
+
+// A reference fact that does not hold the entity the question names comes
+// after the user's memory that does, even when its evidence is stronger
+// ("where can I view metrics in Grafana?" is not about ip tcp_metrics).
+func TestReferenceWithoutNamedEntityYields(t *testing.T) {
+	e := New(dim)
+	fill(t, e, 100, 40)
+	mustAdd(t, e, 1, "The ip tcp_metrics command is the management for TCP metrics", [][]float32{axis(0, 0)}, DocMeta{Seq: 1, Reference: true})
+	mustAdd(t, e, 2, "The payments dashboards live in Grafana", [][]float32{axis(3, 0)}, DocMeta{Seq: 2})
+	// The reference fact is the closer one semantically, as a static model
+	// that cannot read "Grafana" makes it.
+	q := unit(0.6, 0, 0, 0.5, 0, 0.62, 0, 0)
+	res := mustSearch(t, e, Query{Text: "where can I view metrics in Grafana?", Vector: q, Explain: true})
+	if len(res) < 2 || res[0].Doc != 2 {
+		t.Fatalf("%v, want the Grafana memory first, then the reference fact", docsOf(res))
+	}
+	if res[0].Match == rank.MatchWeak || res[1].Match != rank.MatchWeak {
+		t.Errorf("Grafana memory %s (%.3f), reference fact %s (%.3f): want the memory likely, the fact weak", res[0].Match, res[0].Confidence, res[1].Match, res[1].Confidence)
+	}
+	// Without a name the reference fact's stronger evidence still wins.
+	if res := mustSearch(t, e, Query{Text: "where can I view tcp metrics?", Vector: q}); len(res) == 0 || res[0].Doc != 1 {
+		t.Errorf("no entity named: %v, want the reference fact first", docsOf(res))
 	}
 }
