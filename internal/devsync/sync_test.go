@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/compartment/compartment/internal/vault"
 )
@@ -78,6 +79,10 @@ func TestSameFactOnTwoDevicesIsOneMemory(t *testing.T) {
 	a := newDevice(t, "a", folder, true)
 	b := newDevice(t, "b", folder, false)
 	first := a.store("The staging database listens on port 5433.")
+	// Two devices' stores in one millisecond are concurrent: the fold
+	// orders them by device id, not by which ran first. Let the wall
+	// clock move on so a's store is the earlier one on every machine.
+	time.Sleep(3 * time.Millisecond)
 	b.store("the staging database listens on port 5433")
 	b.store("the staging database listens on port 5434")
 	b.merge()
