@@ -2,7 +2,6 @@ package main
 
 import (
 	"crypto/ed25519"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -45,11 +44,11 @@ func (c *SetupAirgapBundleCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	notes = append(notes, src.note)
-	opts := release.BundleOptions{GOOS: goos, GOARCH: goarch, Binary: src.path, Signature: src.sig,
-		Models: map[string]string{}, Panel: src.panel}
-	if src.panel != "" {
-		notes = append(notes, "the panel from "+src.panelFrom)
+	notes = append(notes, src.Note)
+	opts := release.BundleOptions{GOOS: goos, GOARCH: goarch, Binary: src.Path, Signature: src.Sig,
+		Models: map[string]string{}, Panel: src.Panel}
+	if src.Panel != "" {
+		notes = append(notes, "the panel from "+src.PanelFrom)
 	} else {
 		notes = append(notes, "no panel for "+target+" (none beside this program, or not in the release)")
 	}
@@ -92,10 +91,10 @@ func (c *SetupAirgapBundleCmd) Run(app *App) error {
 		total += f.Size
 	}
 	if c.JSON {
-		return printJSON(app.Stdout, map[string]any{"bundle": c.Out, "target": target, "version": src.version,
-			"signed": src.sig != nil, "sums_signed": opts.SignKey != nil, "files": files, "notes": notes})
+		return printJSON(app.Stdout, map[string]any{"bundle": c.Out, "target": target, "version": src.Version,
+			"signed": src.Sig != nil, "sums_signed": opts.SignKey != nil, "files": files, "notes": notes})
 	}
-	fmt.Fprintf(app.Stdout, "wrote %s: compartment %s for %s, %d files, %s\n", c.Out, src.version, target, len(files)+1, humanBytes(total))
+	fmt.Fprintf(app.Stdout, "wrote %s: compartment %s for %s, %d files, %s\n", c.Out, src.Version, target, len(files)+1, humanBytes(total))
 	for _, n := range notes {
 		fmt.Fprintf(app.Stdout, "  %s\n", n)
 	}
@@ -107,110 +106,14 @@ func (c *SetupAirgapBundleCmd) Run(app *App) error {
 	return nil
 }
 
-// bundledBinary is the program chosen for a bundle, and the panel.
-type bundledBinary struct {
-	path, version, note string
-	sig                 []byte
-	panel, panelFrom    string // "" when the target has none here
-}
-
-// bundleBinary finds the binary for target: from a release directory
-// (every signature checked), or this very program when target is this
-// system.
-func bundleBinary(target, releaseDir, tmp string) (bundledBinary, error) {
-	if releaseDir != "" {
-		archive, err := verifiedArchive(releaseDir, target)
-		if err != nil {
-			return bundledBinary{}, err
-		}
-		bin, sig, err := release.ExtractBinary(archive, tmp)
-		if err != nil {
-			return bundledBinary{}, err
-		}
-		s, err := release.VerifyBinary(bin, sig, release.TrustedKeys())
-		if err != nil {
-			return bundledBinary{}, fmt.Errorf("airgap-bundle: %s: %w", archive, err)
-		}
-		if s.Target != target {
-			return bundledBinary{}, fmt.Errorf("airgap-bundle: %s holds a binary for %s, not %s", archive, s.Target, target)
-		}
-		panel, err := release.ExtractPanel(archive, tmp)
-		if err != nil {
-			return bundledBinary{}, err
-		}
-		return bundledBinary{path: bin, sig: sig, version: s.Version, panel: panel, panelFrom: filepath.Base(archive),
-			note: "binary from " + filepath.Base(archive) + ", signed by " + release.FormatKey(s.Key)}, nil
-	}
-	if here := runtime.GOOS + "/" + runtime.GOARCH; target != here {
-		return bundledBinary{}, fmt.Errorf("airgap-bundle: this program is for %s; for %s give --release DIR with the release archives (make release)", here, target)
-	}
+// bundleBinary finds the binary for target with this build's trusted keys
+// (release.FindBundleSource).
+func bundleBinary(target, releaseDir, tmp string) (release.BundleSource, error) {
 	exe, err := os.Executable()
 	if err != nil {
-		return bundledBinary{}, fmt.Errorf("airgap-bundle: %w", err)
+		return release.BundleSource{}, fmt.Errorf("airgap-bundle: %w", err)
 	}
-	if exe, err = filepath.EvalSymlinks(exe); err != nil {
-		return bundledBinary{}, fmt.Errorf("airgap-bundle: %w", err)
-	}
-	b := bundledBinary{path: exe, version: version}
-	panel := filepath.Join(filepath.Dir(exe), "compartment-panel")
-	if runtime.GOOS == "windows" {
-		panel += ".exe"
-	}
-	if fi, err := os.Stat(panel); err == nil && fi.Mode().IsRegular() {
-		b.panel, b.panelFrom = panel, panel
-	}
-	sig, sigPath := release.SignatureBeside(exe)
-	if sig == nil {
-		b.note = "this program (" + exe + ") is unsigned, a development build: the bundle installs, but `compartment update` will not accept it"
-		return b, nil
-	}
-	s, err := release.VerifyBinary(exe, sig, release.TrustedKeys())
-	switch {
-	case errors.Is(err, release.ErrUntrusted):
-		b.note = "this program's signature (" + sigPath + ") is by a key this build does not trust: " + err.Error()
-	case err != nil:
-		return bundledBinary{}, fmt.Errorf("airgap-bundle: %s does not match %s: %w", sigPath, exe, err)
-	default:
-		b.note = "this program, signed by " + release.FormatKey(s.Key)
-	}
-	b.sig = sig
-	return b, nil
-}
-
-// verifiedArchive finds target's archive in a release directory and checks
-// it against SHA256SUMS, whose signature must be by a trusted key.
-func verifiedArchive(dir, target string) (string, error) {
-	sums, err := os.ReadFile(filepath.Join(dir, "SHA256SUMS"))
-	if err != nil {
-		return "", fmt.Errorf("release %s: %w", dir, err)
-	}
-	sig, err := os.ReadFile(filepath.Join(dir, "SHA256SUMS.sig"))
-	if err != nil {
-		return "", fmt.Errorf("release %s: %w", dir, err)
-	}
-	if _, err := release.VerifySums(sums, sig, release.TrustedKeys()); err != nil {
-		return "", fmt.Errorf("release %s: %w", dir, err)
-	}
-	list, err := release.ParseSums(sums)
-	if err != nil {
-		return "", err
-	}
-	suffix := "_" + strings.ReplaceAll(target, "/", "_") + ".tar.gz"
-	for name, want := range list {
-		if !strings.HasPrefix(name, "compartment_") || !strings.HasSuffix(name, suffix) {
-			continue
-		}
-		path := filepath.Join(dir, name)
-		got, _, err := release.FileSHA256(path)
-		if err != nil {
-			return "", err
-		}
-		if got != want {
-			return "", fmt.Errorf("release %s: %s has SHA-256 %s, SHA256SUMS says %s", dir, name, got, want)
-		}
-		return path, nil
-	}
-	return "", fmt.Errorf("release %s: SHA256SUMS lists no archive for %s", dir, target)
+	return release.FindBundleSource(target, releaseDir, tmp, exe, version, release.TrustedKeys())
 }
 
 // SetupVerifyBundleCmd checks an unpacked airgap bundle: what install.sh

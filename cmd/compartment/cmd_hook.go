@@ -4,9 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/compartment/compartment/internal/capture"
@@ -102,36 +99,14 @@ func (c *HookStatusCmd) Run(app *App) error {
 	return nil
 }
 
-// hookCommand is the shell command Claude Code runs for the hook.
+// hookCommand is the hook's shell command (integrate.HookCommand), with
+// this vault pinned when pin is set.
 func hookCommand(srv integrate.Server, pin bool, vault ...string) string {
-	parts := []string{shellQuote(srv.Command)}
-	caller := srv.Caller
-	if caller == "" {
-		caller = "claude-code"
-	}
-	parts = append(parts, "--caller", shellQuote(caller))
-	v := srv.Vault
+	pinned := ""
 	if pin && len(vault) > 0 {
-		v = vault[0]
+		pinned = vault[0]
 	}
-	if v != "" {
-		parts = append(parts, "--vault", shellQuote(v))
-	}
-	return strings.Join(append(parts, "hook", "capture"), " ")
-}
-
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	safe := s != ""
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+:=@%", r)) {
-			safe = false
-		}
-	}
-	if safe {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return integrate.HookCommand(srv, pinned)
 }
 
 // HookCaptureCmd is what the hook runs. It always exits 0 within
@@ -256,23 +231,8 @@ func (app *App) importPending(u vaultfmt.Unlock) capture.PendingResult {
 	return res
 }
 
-// hookLog appends one line to hook.log (kept under 1 MiB), the hook's
+// hookLog appends one line to hook.log (integrate.HookLog), the hook's
 // only output.
-func hookLog(err error) {
-	dir := integrate.StateDir(integrate.HostEnv())
-	if os.MkdirAll(dir, 0o700) != nil {
-		return
-	}
-	p := filepath.Join(dir, "hook.log")
-	if fi, e := os.Stat(p); e == nil && fi.Size() > 1<<20 {
-		os.Rename(p, p+".1")
-	}
-	f, e := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
-	if e != nil {
-		return
-	}
-	defer f.Close()
-	fmt.Fprintf(f, "%s %s\n", time.Now().UTC().Format(time.RFC3339), strings.ReplaceAll(err.Error(), "\n", " "))
-}
+func hookLog(err error) { integrate.HookLog(integrate.HostEnv(), err) }
 
 var errVaultLocked = errors.New("the vault is locked")

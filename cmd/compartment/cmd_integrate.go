@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 
 	"golang.org/x/term"
@@ -104,16 +102,7 @@ func (app *App) server() (integrate.Server, error) {
 	if err != nil {
 		return integrate.Server{}, fmt.Errorf("find this program's path: %w", err)
 	}
-	if r, err := filepath.EvalSymlinks(self); err == nil {
-		self = r
-	}
-	cmd := self
-	if onPath, err := exec.LookPath("compartment"); err == nil {
-		if r, err := filepath.EvalSymlinks(onPath); err == nil && r == self {
-			cmd = "compartment"
-		}
-	}
-	s := integrate.Server{Command: cmd}
+	s := integrate.Server{Command: integrate.ServerCommand(integrate.HostEnv(), self)}
 	if app.Vault != defaultVault() {
 		s.Vault = app.Vault
 	}

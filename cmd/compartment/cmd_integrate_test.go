@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/compartment/compartment/internal/integrate"
 )
 
 // The real clients from npm (scripts/setup.d/60-agent-clients.sh) judge
@@ -484,7 +486,7 @@ func TestInitOffersOnATerminal(t *testing.T) {
 		}
 	}
 	h.env = append(h.env, "COMPARTMENT_PASSPHRASE="+integratePass)
-	out, code := h.run("y\n", scriptBin, "-qec", shellQuote(h.bin)+" init --no-app", "/dev/null")
+	out, code := h.run("y\n", scriptBin, "-qec", integrate.ShellQuote(h.bin)+" init --no-app", "/dev/null")
 	if code != 0 || !strings.Contains(out, "Found Claude Code. Connect it to the vault now?") {
 		t.Fatalf("init on a terminal: exit %d\n%s", code, out)
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -332,20 +331,20 @@ func (c *ConfigGetCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	all, err := settingsMap(cfg.Settings)
-	if err != nil {
-		return err
-	}
 	if c.Key != "" {
-		val, ok := all[c.Key]
-		if !ok {
-			return fmt.Errorf("unknown setting %q: known settings are %s", c.Key, strings.Join(slices.Sorted(maps.Keys(all)), ", "))
+		val, err := cfg.Settings.Get(c.Key)
+		if err != nil {
+			return err
 		}
 		if c.JSON {
 			return printJSON(app.Stdout, map[string]any{c.Key: val})
 		}
 		fmt.Fprintln(app.Stdout, val)
 		return nil
+	}
+	all, err := cfg.Settings.Map()
+	if err != nil {
+		return err
 	}
 	if c.JSON {
 		return printJSON(app.Stdout, all)
@@ -374,7 +373,7 @@ func (c *ConfigSetCmd) Run(app *App) error {
 	if err := cfg.Save(app.Vault); err != nil {
 		return err
 	}
-	all, err := settingsMap(cfg.Settings)
+	all, err := cfg.Settings.Map()
 	if err != nil {
 		return err
 	}
@@ -391,16 +390,4 @@ func (app *App) loadConfig() (*vault.Config, error) {
 		return nil, fmt.Errorf("no vault at %s: create one with `compartment init` (or pass --vault)", app.Vault)
 	}
 	return vault.LoadConfig(app.Vault)
-}
-
-func settingsMap(s vault.Settings) (map[string]any, error) {
-	raw, err := json.Marshal(s)
-	if err != nil {
-		return nil, err
-	}
-	var m map[string]any
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, err
-	}
-	return m, nil
 }

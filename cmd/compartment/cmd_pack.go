@@ -1,15 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"crypto/ed25519"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
 	"path"
 	"strings"
-	"time"
 
 	"github.com/compartment/compartment/internal/vault"
 	"github.com/compartment/compartment/vaultfmt"
@@ -34,22 +31,14 @@ type packOutput struct {
 }
 
 func (o packOutput) write(app *App, mems []vault.PackMemory, model string) error {
-	if len(mems) == 0 {
-		return errors.New("there are no memories to put in the pack")
+	if len(mems) == 0 { // refused before the identity key is read (or made)
+		return vault.ErrEmptyPack
 	}
 	key, err := vault.LoadIdentity(compartmentHome())
 	if err != nil {
 		return err
 	}
-	entries, err := vault.EncodePackEntries(mems)
-	if err != nil {
-		return err
-	}
-	version := o.Version
-	if version == "" {
-		version = time.Now().UTC().Format("2006.01.02")
-	}
-	b, err := vaultfmt.EncodePack(vaultfmt.PackManifest{Name: o.Name, Version: version, Created: time.Now().UTC(), Model: model}, entries, key)
+	b, version, err := vault.SignPack(mems, vault.PackMeta{Name: o.Name, Version: o.Version, Model: model}, key)
 	if err != nil {
 		return err
 	}
@@ -81,21 +70,9 @@ func (c *PackBuildCmd) Run(app *App) error {
 		return err
 	}
 	defer f.Close()
-	var mems []vault.PackMemory
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 64<<10)
-	for n := 1; sc.Scan(); n++ {
-		if strings.TrimSpace(sc.Text()) == "" {
-			continue
-		}
-		m, err := vault.DecodePackEntry(sc.Bytes())
-		if err != nil {
-			return fmt.Errorf("%s line %d: %w", c.File, n, err)
-		}
-		mems = append(mems, m)
-	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("read %s: %w", c.File, err)
+	mems, err := vault.ReadPackJSONL(f, c.File)
+	if err != nil {
+		return err
 	}
 	return c.write(app, mems, "")
 }
@@ -160,7 +137,7 @@ func (c *PackInstallCmd) Run(app *App) error {
 	}
 	p, err := vaultfmt.DecodePack(b, trusted)
 	if err != nil {
-		return packRefusal(c.File, b, err)
+		return vault.PackRefusal(c.File, b, err)
 	}
 	v, err := app.openVault()
 	if err != nil {
@@ -179,19 +156,6 @@ func (c *PackInstallCmd) Run(app *App) error {
 	fmt.Fprintf(app.Stdout, "Installed pack %q version %s (signed by %s) under %s: %d added, %d removed, %d unchanged\n",
 		m.Name, m.Version, vault.Fingerprint(m.Author), vault.PackNamespace(m.Name), res.Added, res.Removed, res.Kept)
 	return nil
-}
-
-// packRefusal turns a refused pack into one sentence the user can act on.
-func packRefusal(file string, b []byte, err error) error {
-	switch {
-	case errors.Is(err, vaultfmt.ErrPackUntrusted):
-		m, _ := vaultfmt.ReadPackManifest(b)
-		return fmt.Errorf("refused %s: it is signed by key %x, which you do not trust; if you know it is the author's, run `compartment pack trust %x` or pass --trusted-key (nothing was installed)",
-			file, []byte(m.Author), []byte(m.Author))
-	case errors.Is(err, vaultfmt.ErrPackCorrupt):
-		return fmt.Errorf("refused %s: the file is damaged, truncated or was changed after it was signed (nothing was installed): %w", file, err)
-	}
-	return fmt.Errorf("refused %s: %w (nothing was installed)", file, err)
 }
 
 // PackRemoveCmd removes an installed pack.

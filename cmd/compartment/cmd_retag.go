@@ -45,5 +45,8 @@ func (c *RetagCmd) Run(app *App) error {
 		verb = "would change"
 	}
 	fmt.Fprintf(app.Stdout, "%s the tags of %d of %d memories (%d added, %d removed)\n", verb, len(rep.Changes), rep.Memories, rep.Added, rep.Removed)
+	if rep.Skipped > 0 {
+		fmt.Fprintf(app.Stdout, "left %d alone: they changed or were forgotten during the pass (the next pass looks again)\n", rep.Skipped)
+	}
 	return nil
 }

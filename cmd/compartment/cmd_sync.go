@@ -33,11 +33,7 @@ type SyncInitCmd struct {
 func (c *SyncInitCmd) Run(app *App) error {
 	// The folder key is sealed by the vault's own passphrase (and keyfile):
 	// prove it by opening the vault with it, not with a session.
-	u, err := app.passphraseCredential()
-	if err != nil {
-		return err
-	}
-	v, err := app.openVaultWith(u)
+	v, u, err := app.openVaultByPassphrase()
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"crypto/ed25519"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,42 +15,17 @@ type VerifyCmd struct {
 	JSON bool `help:"Print the report as JSON." name:"json"`
 }
 
-type verifyOutput struct {
-	OK          bool                  `json:"ok"`
-	File        vaultfmt.VerifyReport `json:"file"`
-	Signer      string                `json:"signer,omitempty"`
-	SignerIsYou bool                  `json:"signer_is_you,omitempty"`
-	Audit       *vault.AuditReport    `json:"audit,omitempty"`
-}
+// verifyOutput is the report verify prints (--json prints it as is).
+type verifyOutput = vault.FileCheck
 
 func (c *VerifyCmd) Run(app *App) error {
 	var u *vaultfmt.Unlock
 	if cred, ok := app.quietCredential(); ok {
 		u = &cred
 	}
-	rep, err := vaultfmt.Verify(app.Vault, u)
+	out, err := vault.VerifyFile(app.Vault, u, compartmentHome(), app.vaultOptions(vault.Options{Caller: app.Caller}))
 	if err != nil {
-		return fmt.Errorf("verify %s: %w", app.Vault, err)
-	}
-	out := verifyOutput{File: rep, OK: len(rep.Problems) == 0 && (!rep.Signed || rep.SignatureOK)}
-	if sig := rep.Header.Signature; sig != nil {
-		out.Signer = vault.Fingerprint(sig.PublicKey)
-		if id, err := vault.LoadIdentity(compartmentHome()); err == nil {
-			out.SignerIsYou = id.Public().(ed25519.PublicKey).Equal(sig.PublicKey)
-		}
-	}
-	if u != nil {
-		v, err := vault.Open(app.Vault, app.vaultOptions(vault.Options{Unlock: *u, Caller: app.Caller}))
-		if err != nil {
-			return err
-		}
-		a, err := v.AuditVerify()
-		v.Close()
-		if err != nil {
-			return err
-		}
-		out.Audit = &a
-		out.OK = out.OK && a.OK
+		return err
 	}
 	if c.JSON {
 		if err := printJSON(app.Stdout, out); err != nil {
@@ -121,11 +95,7 @@ type RekeyCmd struct {
 func (c *RekeyCmd) Run(app *App) error {
 	// Changing the passphrase requires knowing it: an unlocked session is
 	// not enough.
-	u, err := app.passphraseCredential()
-	if err != nil {
-		return err
-	}
-	v, err := app.openVaultWith(u)
+	v, _, err := app.openVaultByPassphrase()
 	if err != nil {
 		return err
 	}

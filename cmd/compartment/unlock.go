@@ -135,6 +135,18 @@ func (app *App) passphraseCredential() (vaultfmt.Unlock, error) {
 	return vaultfmt.Unlock{Passphrase: pass, Keyfile: keyfile}, nil
 }
 
+// openVaultByPassphrase opens the vault with the passphrase itself (and
+// the keyfile), never a session: what commands that derive a key from the
+// passphrase (sync init, rekey) start from. It returns the credential too.
+func (app *App) openVaultByPassphrase() (*vault.Vault, vaultfmt.Unlock, error) {
+	u, err := app.passphraseCredential()
+	if err != nil {
+		return nil, u, err
+	}
+	v, err := app.openVaultWith(u)
+	return v, u, err
+}
+
 // openVault unlocks and loads the vault for a command.
 func (app *App) openVault() (*vault.Vault, error) {
 	u, err := app.credential()

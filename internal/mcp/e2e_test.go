@@ -302,12 +302,32 @@ func testStore(t *testing.T, b *bridge) {
 	if msg := b.fails("memory_store", map[string]any{"text": "A typo in an argument", "source": "from chat", "tagz": []string{"x"}}); !strings.Contains(msg, "tagz") {
 		t.Errorf("unknown argument: %s", msg)
 	}
-	var clamped storeResult
-	b.ok("memory_store", map[string]any{"text": "Ana's phone number is +351 912 345 678", "source": "from chat", "importance": 7}, &clamped)
+	// An importance outside 0..1 is refused with the range and the tiers,
+	// as the CLI refuses it, and nothing is stored.
+	for _, bad := range []any{7, -0.5} {
+		msg := b.fails("memory_store", map[string]any{"text": "Ana's phone number is +351 912 345 678", "source": "from chat", "importance": bad})
+		if want := fmt.Sprintf("importance must be between 0 and 1, not %v: 0.90 decisions", bad); !strings.Contains(msg, want) {
+			t.Errorf("importance %v: %q does not say %q", bad, msg, want)
+		}
+	}
+	msg := b.fails("memory_store_many", map[string]any{"source": "from chat", "facts": []map[string]any{
+		{"text": "Ana's phone number is +351 912 345 678"}, {"text": "Ana's desk is on floor 3", "importance": 80}}})
+	if !strings.Contains(msg, "fact 1: invalid input: importance must be between 0 and 1, not 80") || !strings.Contains(msg, "nothing in this batch was stored") {
+		t.Errorf("store_many with importance 80: %s", msg)
+	}
+	var s searchResult
+	b.ok("memory_search", map[string]any{"query": "Ana phone desk", "include_reference": false}, &s)
+	for _, h := range s.Results {
+		if strings.Contains(h.Text, "Ana") {
+			t.Errorf("a refused importance stored %q", h.Text)
+		}
+	}
+	var edge storeResult
+	b.ok("memory_store", map[string]any{"text": "Ana's phone number is +351 912 345 678", "source": "from chat", "importance": 1}, &edge)
 	var got struct{ Memory memory }
-	b.ok("memory_get", map[string]any{"record_id": clamped.ID}, &got)
+	b.ok("memory_get", map[string]any{"record_id": edge.ID}, &got)
 	if got.Memory.Importance != 1 {
-		t.Errorf("importance 7 should clamp to 1, got %v", got.Memory.Importance)
+		t.Errorf("importance 1 is in range and kept: got %v", got.Memory.Importance)
 	}
 }
 

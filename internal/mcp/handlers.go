@@ -104,6 +104,17 @@ type factArgs struct {
 	Quarantined bool     `json:"quarantined"`
 }
 
+// check refuses what the vault would otherwise repair silently: an
+// importance outside 0..1 is a mistake (a 1-to-10 scale, a percentage),
+// and the CLI refuses it too rather than clamping it.
+func (f factArgs) check() error {
+	if f.Importance != nil && !(*f.Importance >= 0 && *f.Importance <= 1) {
+		return fmt.Errorf("%w: importance must be between 0 and 1, not %s: %s", vault.ErrInvalid,
+			strconv.FormatFloat(*f.Importance, 'g', -1, 64), importanceTiers)
+	}
+	return nil
+}
+
 func (f factArgs) request() vault.StoreRequest {
 	return vault.StoreRequest{
 		Text: f.Text, Source: f.Source, Namespace: f.Namespace, Tags: f.Tags, Importance: f.Importance,
@@ -120,7 +131,7 @@ func factProps(sourceDesc string) schema {
 		"source":      str(sourceDesc),
 		"namespace":   orNull(str("Namespace to store into (default: your own).")),
 		"tags":        orNull(strList("Short labels for filtering later.")),
-		"importance":  orNull(number("0 to 1, default 0.5, clamped: " + importanceTiers)),
+		"importance":  orNull(number("0 to 1, default 0.5 (outside 0..1 is refused): " + importanceTiers)),
 		"discovered":  orNull(str("YYYY-MM-DD the fact was learned, only if before today.")),
 		"expires":     orNull(str("Last day the fact is true: YYYY-MM-DD or 14d / 2w / 3m / 1y. Only for facts that really end.")),
 		"kind":        orNull(enum("fact (default) accumulates; opinion replaces similar older opinions.", "fact", "opinion")),
@@ -137,6 +148,9 @@ func (s *Server) storeTool() toolDef {
 		run: func(v *vault.Vault, raw json.RawMessage) (any, error) {
 			var a factArgs
 			if err := decode(raw, &a); err != nil {
+				return nil, err
+			}
+			if err := a.check(); err != nil {
 				return nil, err
 			}
 			res, err := v.Store(a.request())
@@ -185,6 +199,9 @@ func (s *Server) storeManyTool() toolDef {
 				}
 				if f.Discovered == "" {
 					f.Discovered = a.Discovered
+				}
+				if err := f.check(); err != nil {
+					return nil, fmt.Errorf("fact %d: %w (nothing in this batch was stored)", i, err)
 				}
 				reqs[i] = f.request()
 			}

@@ -53,7 +53,7 @@ func (s *Server) retag(v *vault.Vault, prune bool) {
 		s.log.Warn("retag pass failed", "err", err)
 		return
 	}
-	if len(rep.Changes) > 0 {
-		s.log.Info("retag pass", "memories", len(rep.Changes), "added", rep.Added, "removed", rep.Removed)
+	if len(rep.Changes)+rep.Skipped > 0 {
+		s.log.Info("retag pass", "memories", len(rep.Changes), "added", rep.Added, "removed", rep.Removed, "skipped", rep.Skipped)
 	}
 }

@@ -204,3 +204,51 @@ func BenchmarkStore20k(b *testing.B) {
 	}
 	reportPercentiles(b, samples)
 }
+
+// BenchmarkSearchDuringRetag measures a search's latency while retag
+// passes run back to back on the same handle, as the server runs them in
+// the background: how long a search waits behind a pass's lock.
+func BenchmarkSearchDuringRetag(b *testing.B) {
+	path := benchVault(b, benchN())
+	enc := staticEncoder(b)
+	v, err := Open(path, Options{Unlock: vaultfmt.Unlock{Passphrase: testPass}, Encoder: enc})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer v.Close()
+	stop := make(chan struct{})
+	passes := make(chan int, 1)
+	go func() {
+		n := 0
+		defer func() { passes <- n }()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if _, err := v.Retag(RetagOptions{Prune: true}); err != nil {
+				b.Error(err)
+				return
+			}
+			n++
+		}
+	}()
+	queries := []string{"when is the dentist appointment", "staging server password", "postgres migration deadline",
+		"wedding hotel budget", "which router is in the office", "flight to the concert"}
+	samples := make([]time.Duration, 0, b.N)
+	time.Sleep(50 * time.Millisecond) // let the first pass start
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		if _, err := v.Search(SearchRequest{Query: queries[i%len(queries)]}); err != nil {
+			b.Fatal(err)
+		}
+		samples = append(samples, time.Since(start))
+		time.Sleep(time.Millisecond) // a search arrives now and then, not back to back
+	}
+	b.StopTimer()
+	close(stop)
+	b.ReportMetric(float64(<-passes), "retag_passes")
+	reportPercentiles(b, samples)
+}

@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"bytes"
 	"cmp"
 	"slices"
 
@@ -66,17 +67,115 @@ type RetagReport struct {
 	Added    int           `json:"added"`
 	Removed  int           `json:"removed"`
 	Written  bool          `json:"written"`
+	// Skipped counts changes not written because the memory was
+	// forgotten, superseded or changed while the pass ran.
+	Skipped int `json:"skipped,omitempty"`
 }
 
 // Retag runs one pass over the live memories the caller may write
 // (reference facts and read-only namespaces are left alone). Every change
 // is one updated record with an audit entry ("retag"), all written in one
 // update; DryRun writes nothing.
+//
+// The pass does not hold the vault for its whole length (the server runs
+// it in the background while agents search): it takes v.mu once to list
+// the memories, once per memory to ask the index for its neighbours, and
+// once more to write. The write re-reads every record it changes: one
+// forgotten, superseded or rewritten since the pass looked at it is left
+// as it now is (counted in Skipped) for the next pass to judge, so a pass
+// never resurrects a memory or overwrites a newer change.
 func (v *Vault) Retag(opts RetagOptions) (RetagReport, error) {
+	recs, err := v.retagCandidates()
+	if err != nil {
+		return RetagReport{}, err
+	}
+	rep := RetagReport{Memories: len(recs), Changes: []RetagChange{}}
+	next := map[string]retagPlan{}
+	for i, r := range recs {
+		support, err := v.lockedTagSupport(r)
+		if err != nil {
+			return RetagReport{}, err
+		}
+		tags, added, removed := retagged(r, support, opts.Prune)
+		if len(added)+len(removed) > 0 {
+			next[r.ID] = retagPlan{seen: r, tags: tags}
+			rep.Changes = append(rep.Changes, RetagChange{ID: r.ID, Text: r.Text, Added: added, Removed: removed})
+		}
+		if opts.Progress != nil && (i%256 == 0 || i == len(recs)-1) {
+			opts.Progress(i+1, len(recs))
+		}
+	}
+	if opts.DryRun || len(rep.Changes) == 0 {
+		rep.count()
+		return rep, nil
+	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if err := v.refresh(); err != nil {
 		return RetagReport{}, err
+	}
+	var written []RetagChange
+	err = v.update(func() ([]vaultfmt.Change, error) {
+		b := v.newBatch()
+		written = written[:0]
+		for _, c := range rep.Changes {
+			cur := b.current(c.ID)
+			if !next[c.ID].stillCurrent(cur) {
+				continue
+			}
+			up := *cur
+			up.Tags = next[c.ID].tags
+			b.putRecord(&up, "retag")
+			written = append(written, c)
+		}
+		return b.changes, nil
+	})
+	if err != nil {
+		return RetagReport{}, err
+	}
+	rep.Skipped = len(rep.Changes) - len(written)
+	rep.Changes = written
+	rep.count()
+	rep.Written = len(written) > 0
+	return rep, nil
+}
+
+// retagPlan is the tags a pass chose for one record, and the record as it
+// was when the pass chose them.
+type retagPlan struct {
+	seen *Record
+	tags []string
+}
+
+// stillCurrent reports whether cur (the record as the write finds it) is
+// the one the plan was made for: still there, still live, and unchanged
+// since. A record read again from the file (another process wrote or
+// compacted) is a new value with the same content, so the comparison
+// falls back to the encoded bytes.
+func (p retagPlan) stillCurrent(cur *Record) bool {
+	if cur == nil || !cur.Live() {
+		return false
+	}
+	return cur == p.seen || bytes.Equal(encodeRecord(cur), encodeRecord(p.seen))
+}
+
+// count sums the tags the report's changes add and remove.
+func (rep *RetagReport) count() {
+	rep.Added, rep.Removed = 0, 0
+	for _, c := range rep.Changes {
+		rep.Added += len(c.Added)
+		rep.Removed += len(c.Removed)
+	}
+}
+
+// retagCandidates lists, under v.mu, the memories a pass looks at, oldest
+// first. Records are never changed in place (a change stores a new
+// value), so the pass may read them after the lock is released.
+func (v *Vault) retagCandidates() ([]*Record, error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if err := v.refresh(); err != nil {
+		return nil, err
 	}
 	var recs []*Record
 	for _, r := range v.st.records {
@@ -85,38 +184,19 @@ func (v *Vault) Retag(opts RetagOptions) (RetagReport, error) {
 		}
 	}
 	slices.SortFunc(recs, func(a, b *Record) int { return cmp.Compare(a.Seq, b.Seq) })
-	rep := RetagReport{Memories: len(recs), Changes: []RetagChange{}}
-	next := map[string][]string{}
-	for i, r := range recs {
-		support := v.tagSupport(r)
-		tags, added, removed := retagged(r, support, opts.Prune)
-		if len(added)+len(removed) > 0 {
-			next[r.ID] = tags
-			rep.Changes = append(rep.Changes, RetagChange{ID: r.ID, Text: r.Text, Added: added, Removed: removed})
-			rep.Added += len(added)
-			rep.Removed += len(removed)
-		}
-		if opts.Progress != nil && (i%256 == 0 || i == len(recs)-1) {
-			opts.Progress(i+1, len(recs))
-		}
+	return recs, nil
+}
+
+// lockedTagSupport is [Vault.tagSupport] under v.mu for one record: the
+// index is shared with every other call, and holding the lock for one
+// neighbour query at a time lets a search in between.
+func (v *Vault) lockedTagSupport(r *Record) (map[string]float64, error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.file == nil {
+		return nil, ErrLocked
 	}
-	if opts.DryRun || len(rep.Changes) == 0 {
-		return rep, nil
-	}
-	err := v.update(func() ([]vaultfmt.Change, error) {
-		b := v.newBatch()
-		for _, c := range rep.Changes {
-			cur := *b.current(c.ID)
-			cur.Tags = next[c.ID]
-			b.putRecord(&cur, "retag")
-		}
-		return b.changes, nil
-	})
-	if err != nil {
-		return RetagReport{}, err
-	}
-	rep.Written = true
-	return rep, nil
+	return v.tagSupport(r), nil
 }
 
 // tagSupport returns, for each tag given to one of r's neighbours, the

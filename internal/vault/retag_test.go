@@ -6,6 +6,7 @@ import (
 	"os"
 	"slices"
 	"testing"
+	"time"
 )
 
 func tagsOf(t *testing.T, v *Vault, id string) []string {
@@ -126,5 +127,70 @@ func TestRetagRules(t *testing.T) {
 	}
 	if got, _, _ = retagged(rec, nil, true); !slices.Equal(got, []string{"given"}) {
 		t.Errorf("prune with no support at all: %v (the given tag is never removed)", got)
+	}
+}
+
+// TestRetagLeavesWhatChangedDuringThePass: the pass runs without holding
+// the vault, so memories change under it. A memory another process
+// forgets and one superseded on this handle must come out as those
+// writers left them: not resurrected, not un-superseded. The untouched
+// ones get their tag, even though the other process compacted the file
+// meanwhile (so this handle reads every record again, as new values).
+func TestRetagLeavesWhatChangedDuringThePass(t *testing.T) {
+	h := newHarness(t, bowEncoder{})
+	v := h.open("user")
+	for _, team := range []string{"design", "legal", "sales", "support", "research", "hiring"} {
+		h.store(v, StoreRequest{Text: "Northwind invoices for " + team + " are due on the first Monday of the month", Tags: []string{"northwind"}})
+	}
+	var ids []string
+	for _, team := range []string{"finance", "operations", "marketing", "security"} {
+		ids = append(ids, h.store(v, StoreRequest{Text: "Northwind invoices for " + team + " are due on the first Monday of the month"}).ID)
+	}
+	forgotten, superseded, untouched := ids[0], ids[1], ids[2:]
+	other := h.open("user") // another process on the same file
+	var replacement string
+	during := func() {
+		if _, err := other.Forget(forgotten, false); err != nil {
+			t.Error(err)
+		}
+		replacement = h.store(v, StoreRequest{Text: "Northwind invoices for operations are due on the second Monday", Supersedes: []string{superseded}}).ID
+		if err := other.Flush(); err != nil {
+			t.Error(err)
+		}
+	}
+	done := make(chan RetagReport, 1)
+	go func() {
+		rep, err := v.Retag(RetagOptions{Progress: func(n, total int) {
+			if n == total {
+				during() // every neighbourhood read, nothing written yet
+			}
+		}})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- rep
+	}()
+	var rep RetagReport
+	select {
+	case rep = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("retag still holds the vault while it reads neighbourhoods: a store and a forget from its progress callback never ran")
+	}
+	if _, err := v.Get(forgotten); err == nil {
+		t.Errorf("the memory forgotten during the pass is back")
+	}
+	if r, err := v.Get(superseded); err != nil || r.SupersededBy != replacement || len(r.Tags) != 0 {
+		t.Errorf("the memory superseded during the pass: %+v %v (want superseded by %s, tags untouched)", r, err, replacement)
+	}
+	for _, id := range untouched {
+		if got := tagsOf(t, v, id); !slices.Equal(got, []string{"northwind"}) {
+			t.Errorf("an untouched memory did not gain northwind: %v", got)
+		}
+	}
+	if rep.Skipped != 2 || len(rep.Changes) != 2 || rep.Added != 2 || !rep.Written {
+		t.Errorf("report: %d skipped, changes %+v, written %v; want 2 skipped and the 2 untouched written", rep.Skipped, rep.Changes, rep.Written)
+	}
+	if a, err := v.AuditVerify(); err != nil || !a.OK {
+		t.Errorf("audit chain: %+v %v", a, err)
 	}
 }

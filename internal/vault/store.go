@@ -66,12 +66,65 @@ func (v *Vault) Store(req StoreRequest) (StoreResult, error) {
 
 // StoreMany validates every request before storing any: a bad one refuses
 // the whole batch, naming its index. The batch is written with one fsync.
+//
+// Embedding a batch is the slow part (milliseconds a fact), so it runs
+// without v.mu: the requests are checked and turned into records under
+// the lock, embedded outside it, then checked again and placed under the
+// lock, against the vault as it is by then. A memory a request supersedes
+// that was forgotten in between refuses the batch as it would have
+// before; a near-duplicate stored in between is found.
 func (v *Vault) StoreMany(reqs []StoreRequest) ([]StoreResult, error) {
+	first, err := v.lockedPrepare(reqs)
+	if err != nil {
+		return nil, err
+	}
+	if err := v.embedRecords(first); err != nil {
+		return nil, err
+	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if err := v.refresh(); err != nil {
 		return nil, err
 	}
+	prepared, err := v.prepareAll(reqs)
+	if err != nil {
+		return nil, err
+	}
+	for i, r := range prepared {
+		// prepare's text is a function of the request alone, so the
+		// vectors made outside the lock are this record's.
+		if r.Text != first[i].Text {
+			return nil, fmt.Errorf("vault: fact %d changed while it was embedded (nothing in this batch was stored)", i)
+		}
+		r.Vectors = first[i].Vectors
+	}
+	results := make([]StoreResult, len(reqs))
+	err = v.update(func() ([]vaultfmt.Change, error) {
+		b := v.newBatch()
+		for i, r := range prepared {
+			results[i] = v.place(b, &reqs[i], r)
+		}
+		return b.changes, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return results, nil
+}
+
+// lockedPrepare is [Vault.prepareAll] under v.mu, after catching up.
+func (v *Vault) lockedPrepare(reqs []StoreRequest) ([]*Record, error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if err := v.refresh(); err != nil {
+		return nil, err
+	}
+	return v.prepareAll(reqs)
+}
+
+// prepareAll prepares every request, refusing the batch at the first bad
+// one. The caller holds v.mu.
+func (v *Vault) prepareAll(reqs []StoreRequest) ([]*Record, error) {
 	today := v.today()
 	prepared := make([]*Record, len(reqs))
 	spellings := map[string]string{}
@@ -88,21 +141,7 @@ func (v *Vault) StoreMany(reqs []StoreRequest) ([]StoreResult, error) {
 		}
 		prepared[i] = r
 	}
-	if err := v.embedRecords(prepared); err != nil {
-		return nil, err
-	}
-	results := make([]StoreResult, len(reqs))
-	err := v.update(func() ([]vaultfmt.Change, error) {
-		b := v.newBatch()
-		for i, r := range prepared {
-			results[i] = v.place(b, &reqs[i], r)
-		}
-		return b.changes, nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return results, nil
+	return prepared, nil
 }
 
 // prepare turns a request into a record, refusing bad input with a message
@@ -366,7 +405,9 @@ func (v *Vault) canRead(ns string) bool {
 	return a == AccessRW || a == AccessRO
 }
 
-// embedRecords computes window vectors for records that need them.
+// embedRecords computes window vectors for records that need them. It
+// reads only the encoder and the settings, fixed when the vault opened,
+// so StoreMany calls it without v.mu on records no one else holds.
 func (v *Vault) embedRecords(recs []*Record) error {
 	if v.enc == nil {
 		return nil
