@@ -133,23 +133,12 @@ func ReadMemoryFile(e integrate.Env, path string) (text, day string, err error) 
 	if err != nil {
 		return fail(err)
 	}
-	before, err := os.Lstat(real)
+	f, fi, err := openRegular(real)
 	if err != nil {
 		return fail(err)
-	}
-	if !before.Mode().IsRegular() {
-		return fail(ErrNotRegular)
-	}
-	f, err := openNoFollow(real)
-	if err != nil {
-		return fail(ErrNotRegular)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return fail(err)
-	}
-	if !fi.Mode().IsRegular() || !os.SameFile(before, fi) || extraLinks(fi) {
+	if extraLinks(fi) {
 		return fail(ErrNotRegular)
 	}
 	if fi.Size() > MaxFileBytes {
@@ -198,4 +187,27 @@ func checkResolved(e integrate.Env, path string) (string, error) {
 		return "", ErrOutside
 	}
 	return real, nil
+}
+
+// openRegular opens path for reading only if it is a regular file and not
+// a link in its last component, and only if what was opened is the file
+// that was checked (no swap in between). A refusal wraps ErrNotRegular.
+func openRegular(path string) (*os.File, os.FileInfo, error) {
+	before, err := os.Lstat(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !before.Mode().IsRegular() {
+		return nil, nil, ErrNotRegular
+	}
+	f, err := openNoFollow(path)
+	if err != nil {
+		return nil, nil, ErrNotRegular
+	}
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || !os.SameFile(before, fi) {
+		f.Close()
+		return nil, nil, ErrNotRegular
+	}
+	return f, fi, nil
 }

@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -63,21 +62,11 @@ func ReadTranscriptTurn(path, id string) (t Turn, day string, err error) {
 	if err := ValidTurnRef(path, id); err != nil {
 		return Turn{}, "", err
 	}
-	before, err := os.Lstat(path)
+	f, _, err := openRegular(path)
 	if err != nil {
 		return fail(err)
 	}
-	if !before.Mode().IsRegular() {
-		return fail(ErrNotRegular)
-	}
-	f, err := openNoFollow(path)
-	if err != nil {
-		return fail(ErrNotRegular)
-	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || !os.SameFile(before, fi) {
-		return fail(ErrNotRegular)
-	}
 	t, day, err = TranscriptTurn(io.LimitReader(f, MaxTranscriptBytes), id)
 	if err != nil {
 		return fail(err)
