@@ -135,6 +135,47 @@ func TestJoinWrongPassphrase(t *testing.T) {
 
 // TestShredTakesFoldedTwins: a claim stored on two devices is one memory;
 // shredding it shreds both copies everywhere, not only the one kept.
+// TestShredOfAFoldedCopyTakesTheOneKept: shredding the copy the fold
+// superseded (found by id, as `get` shows it) destroys the claim too: the
+// copy the fold kept goes with it, on both devices.
+func TestShredOfAFoldedCopyTakesTheOneKept(t *testing.T) {
+	clearEnv(t)
+	folder := filepath.Join(t.TempDir(), "sync")
+	a := newDevice(t, "a", folder, true)
+	b := newDevice(t, "b", folder, false)
+	one := a.store("the gate code is 9021")
+	other := b.store("The gate code is 9021.")
+	b.merge()
+	a.merge()
+	b.merge()
+	folded := ""
+	for _, id := range []string{one, other} {
+		r, err := a.v.Get(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !r.Live() {
+			folded = id
+		}
+	}
+	if folded == "" {
+		t.Fatal("the merge folded neither copy of the same claim")
+	}
+	if _, err := a.v.Forget(folded, true); err != nil {
+		t.Fatal(err)
+	}
+	a.merge()
+	b.merge()
+	a.merge()
+	for _, d := range []*device{a, b} {
+		for _, id := range []string{one, other} {
+			if _, err := d.v.Get(id); err == nil {
+				t.Fatalf("%s still holds %s after the folded copy %s was shredded", d.name, id, folded)
+			}
+		}
+	}
+}
+
 func TestShredTakesFoldedTwins(t *testing.T) {
 	clearEnv(t)
 	folder := filepath.Join(t.TempDir(), "sync")

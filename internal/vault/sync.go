@@ -92,14 +92,23 @@ func (v *Vault) tellSync(changes []vaultfmt.Change) error {
 	return nil
 }
 
-// foldedTwins are the copies of r's claim that a merge folded into it (the
-// same claim stored on another device, superseded by r): a shred of r
-// shreds them too, on every device. The caller holds v.mu.
+// foldedTwins are the other copies of r's claim that a merge folded
+// together with it (the same claim stored on another device): the one
+// they were folded into, when r is itself a folded copy, and every copy
+// superseded by that one. A shred of any copy shreds them all, on every
+// device, whichever copy the fold kept. The caller holds v.mu.
 func (v *Vault) foldedTwins(r *Record) []SyncChange {
 	key := ClaimKey(r)
+	root := r
+	if w := v.st.records[r.SupersededBy]; r.SupersededBy != "" && w != nil && ClaimKey(w) == key {
+		root = w
+	}
 	var out []SyncChange
+	if root != r {
+		out = append(out, SyncChange{ID: root.ID, Deleted: true, Shred: true, Before: root})
+	}
 	for id, twin := range v.st.records {
-		if twin.SupersededBy == r.ID && ClaimKey(twin) == key {
+		if id != r.ID && twin.SupersededBy == root.ID && ClaimKey(twin) == key {
 			out = append(out, SyncChange{ID: id, Deleted: true, Shred: true, Before: twin})
 		}
 	}
