@@ -27,3 +27,22 @@ func ExportFile(v *Vault, path string) (int, error) {
 	}
 	return n, nil
 }
+
+// Purge deletes the vault at path with its settings file and its lock
+// (in a dry run it only lists them) and returns those that existed. Every
+// memory in the vault is lost.
+func Purge(path string, dry bool) ([]string, error) {
+	var gone []string
+	for _, p := range []string{path, ConfigPath(path), path + ".lock"} {
+		if _, err := os.Stat(p); err != nil {
+			continue
+		}
+		if !dry {
+			if err := os.Remove(p); err != nil {
+				return gone, fmt.Errorf("delete %s: %w", p, err)
+			}
+		}
+		gone = append(gone, p)
+	}
+	return gone, nil
+}

@@ -44,3 +44,39 @@ func TestExportFile(t *testing.T) {
 		t.Fatalf("a failed export left its file: %v", err)
 	}
 }
+
+// TestPurge: a dry run lists the vault, its settings and its lock and
+// deletes nothing; the purge deletes exactly those, and the files beside
+// them that are not the vault's stay.
+func TestPurge(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "memory.vault")
+	other := filepath.Join(dir, "notes.txt")
+	for _, p := range []string{path, ConfigPath(path), path + ".lock", other} {
+		if err := os.WriteFile(p, []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []string{path, ConfigPath(path), path + ".lock"}
+	gone, err := Purge(path, true)
+	if err != nil || strings.Join(gone, "|") != strings.Join(want, "|") {
+		t.Fatalf("dry run: %v %v", gone, err)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Fatal("a dry run deleted the vault")
+	}
+	if gone, err = Purge(path, false); err != nil || len(gone) != 3 {
+		t.Fatalf("purge: %v %v", gone, err)
+	}
+	for _, p := range want {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s left: %v", p, err)
+		}
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Fatalf("purge deleted a file that is not the vault's: %v", err)
+	}
+	if gone, err = Purge(path, false); err != nil || len(gone) != 0 {
+		t.Fatalf("again: %v %v", gone, err)
+	}
+}
