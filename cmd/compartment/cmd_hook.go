@@ -30,7 +30,11 @@ func (c *HookInstallCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	ch, err := integrate.InstallHook(e, st, hookCommand(srv, c.PinVault, app.Vault), c.DryRun)
+	pinned := "" // the hook follows COMPARTMENT_VAULT unless pinned
+	if c.PinVault {
+		pinned = app.Vault
+	}
+	ch, err := integrate.InstallHook(e, st, integrate.HookCommand(srv, pinned), c.DryRun)
 	if err != nil {
 		return err
 	}
@@ -63,31 +67,23 @@ type HookStatusCmd struct {
 }
 
 func (c *HookStatusCmd) Run(app *App) error {
-	e := integrate.HostEnv()
-	cmds, err := integrate.HookCommands(e)
-	if err != nil {
-		return err
-	}
 	_, unlocked := app.quietCredential()
-	pending, err := capture.Pending(app.Vault)
+	st, err := capture.Status(integrate.HostEnv(), app.Vault, unlocked)
 	if err != nil {
 		return err
 	}
 	if c.JSON {
-		return printJSON(app.Stdout, map[string]any{
-			"installed": len(cmds) > 0, "commands": cmds, "settings": integrate.ClaudeSettings(e), "vault_unlocked": unlocked,
-			"pending": len(pending), "pending_list": capture.PendingPath(app.Vault),
-		})
+		return printJSON(app.Stdout, st)
 	}
-	if len(pending) > 0 {
-		defer fmt.Fprintf(app.Stdout, "waiting: %s captured while the vault was locked; the next unlock imports them\n", capture.WaitingSummary(pending))
+	if st.Pending > 0 {
+		defer fmt.Fprintf(app.Stdout, "waiting: %s captured while the vault was locked; the next unlock imports them\n", capture.WaitingSummary(st.Waiting))
 	}
-	if len(cmds) == 0 {
-		fmt.Fprintf(app.Stdout, "capture hook: not installed in %s (`compartment hook install`)\n", integrate.ClaudeSettings(e))
+	if !st.Installed {
+		fmt.Fprintf(app.Stdout, "capture hook: not installed in %s (`compartment hook install`)\n", st.Settings)
 		return nil
 	}
-	fmt.Fprintf(app.Stdout, "capture hook: installed in %s\n", integrate.ClaudeSettings(e))
-	for _, cmd := range cmds {
+	fmt.Fprintf(app.Stdout, "capture hook: installed in %s\n", st.Settings)
+	for _, cmd := range st.Commands {
 		fmt.Fprintf(app.Stdout, "  runs: %s\n", cmd)
 	}
 	if unlocked {
@@ -96,16 +92,6 @@ func (c *HookStatusCmd) Run(app *App) error {
 		fmt.Fprintln(app.Stdout, "vault: locked, so memory files Claude Code writes wait for `compartment unlock` (their paths are listed, not their content)")
 	}
 	return nil
-}
-
-// hookCommand is the hook's shell command (integrate.HookCommand), with
-// this vault pinned when pin is set.
-func hookCommand(srv integrate.Server, pin bool, vault ...string) string {
-	pinned := ""
-	if pin && len(vault) > 0 {
-		pinned = vault[0]
-	}
-	return integrate.HookCommand(srv, pinned)
 }
 
 // HookCaptureCmd is what the hook runs. It always exits 0 within

@@ -123,3 +123,30 @@ func (h Hook) run() (HookReport, error) {
 	n, err := Store(v, mems, source, discovered, "")
 	return HookReport{Stored: n.Stored, Duplicates: n.Duplicates}, err
 }
+
+// HookState is the capture hook as `hook status` reports it: where it is
+// installed, and what waits for the next unlock.
+type HookState struct {
+	Installed     bool          `json:"installed"`
+	Commands      []string      `json:"commands"` // the hook's command lines in Claude Code's settings
+	Settings      string        `json:"settings"`
+	VaultUnlocked bool          `json:"vault_unlocked"` // so what Claude Code writes is stored at once
+	Pending       int           `json:"pending"`
+	PendingList   string        `json:"pending_list"`
+	Waiting       []PendingFile `json:"-"`
+}
+
+// Status reads the hook's state for the vault at vaultPath; unlocked says
+// whether a key is at hand.
+func Status(e integrate.Env, vaultPath string, unlocked bool) (HookState, error) {
+	cmds, err := integrate.HookCommands(e)
+	if err != nil {
+		return HookState{}, err
+	}
+	waiting, err := Pending(vaultPath)
+	if err != nil {
+		return HookState{}, err
+	}
+	return HookState{Installed: len(cmds) > 0, Commands: cmds, Settings: integrate.ClaudeSettings(e), VaultUnlocked: unlocked,
+		Pending: len(waiting), PendingList: PendingPath(vaultPath), Waiting: waiting}, nil
+}

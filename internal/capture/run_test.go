@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/compartment/compartment/internal/integrate"
 	"github.com/compartment/compartment/internal/vault"
 	"github.com/compartment/compartment/vaultfmt"
 )
@@ -157,5 +158,29 @@ func TestImportRun(t *testing.T) {
 	im.CallerSet = true
 	if _, err := im.Run(); !errors.Is(err, locked) {
 		t.Fatalf("without a key: %v", err)
+	}
+}
+
+// TestStatus: the hook's state names the settings file, the installed
+// command and what waits on the pending list.
+func TestStatus(t *testing.T) {
+	e := testEnv(t)
+	path, _, _ := testVault(t)
+	st, err := Status(e, path, false)
+	if err != nil || st.Installed || st.Pending != 0 || st.Settings != integrate.ClaudeSettings(e) || st.PendingList != PendingPath(path) {
+		t.Fatalf("nothing installed: %+v %v", st, err)
+	}
+	ist, _ := integrate.LoadState(e)
+	if _, err := integrate.InstallHook(e, ist, "compartment hook capture", false); err != nil {
+		t.Fatal(err)
+	}
+	mem := writeFile(t, filepath.Join(memDir(e), "a.md"), "- We deploy on Thursdays.\n")
+	if err := AddPending(path, mem, DefaultCaller, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	st, err = Status(e, path, true)
+	if err != nil || !st.Installed || len(st.Commands) != 1 || st.Commands[0] != "compartment hook capture" || !st.VaultUnlocked ||
+		st.Pending != 1 || st.Waiting[0].Path != mem {
+		t.Fatalf("installed, one waiting: %+v %v", st, err)
 	}
 }
