@@ -107,8 +107,10 @@ func (h Hook) run() (HookReport, error) {
 		if file == "" && !in.Turn.Listable() {
 			return HookReport{Skipped: "the vault is locked"}, errors.New("a turn was not stored: the vault is locked, and the turn names no transcript_path and turn_id to read it back from")
 		}
-		if _, err := os.Stat(h.Vault); err != nil {
-			return HookReport{Skipped: "no vault"}, fmt.Errorf("no vault to list the capture for: %w", err)
+		if _, err := os.Stat(h.Vault); errors.Is(err, os.ErrNotExist) {
+			return HookReport{Skipped: "no vault"}, fmt.Errorf("no vault at %s: create one with `compartment init`", h.Vault)
+		} else if err != nil {
+			return HookReport{Skipped: "no vault"}, err
 		}
 		if file == "" {
 			return HookReport{Pending: true}, AddPendingTurn(h.Vault, in.Turn.TranscriptPath, in.Turn.TurnID, caller, time.Now())
