@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/compartment/compartment/bench"
 	"github.com/compartment/compartment/embed"
@@ -80,29 +79,6 @@ func (c *BenchCmd) encoder() (embed.Encoder, error) {
 	return openEncoder(c.Model)
 }
 
-// keepFrom is the vault size from which the latency table keeps its
-// generated vault by default: 100,000 memories take minutes to build, a
-// million hours; 20,000 build in well under a minute.
-const keepFrom = 100000
-
-// vaultCache is where the latency table keeps its generated vault; ""
-// means it does not.
-func (c *BenchCmd) vaultCache() (string, error) {
-	switch {
-	case c.VaultCache == "none":
-		return "", nil
-	case c.VaultCache != "":
-		return c.VaultCache, nil
-	case c.Records < keepFrom && !c.Rebuild:
-		return "", nil
-	}
-	dir, err := os.UserCacheDir()
-	if err != nil {
-		return "", fmt.Errorf("bench: no cache directory for the kept vault (%w): pass --vault-cache DIR or --vault-cache none", err)
-	}
-	return filepath.Join(dir, "compartment", "bench"), nil
-}
-
 // latency runs the spec's latency table (no flag given).
 func (c *BenchCmd) latency(app *App) error {
 	if c.Million || c.Limit != 0 || c.Literal {
@@ -112,7 +88,7 @@ func (c *BenchCmd) latency(app *App) error {
 	if err != nil {
 		return fmt.Errorf("bench: find this program: %w", err)
 	}
-	cache, err := c.vaultCache()
+	cache, err := bench.CacheDirFor(c.VaultCache, c.Records, c.Rebuild)
 	if err != nil {
 		return err
 	}

@@ -16,32 +16,13 @@ type EmbedCmd struct {
 	JSON  bool   `help:"Print JSON: dim, model, sha256, tokens, windows, vector." name:"json"`
 }
 
-// embedOutput is the --json shape. Vectors lists every window's vector
-// when a long text has more than one; Vector is the first (or the query's).
-type embedOutput struct {
-	Dim     int         `json:"dim"`
-	Model   string      `json:"model"`
-	SHA256  string      `json:"sha256"`
-	Tokens  int         `json:"tokens"`
-	Windows [][2]int    `json:"windows"`
-	Vector  []float32   `json:"vector"`
-	Vectors [][]float32 `json:"vectors,omitempty"`
-	Daemon  int         `json:"daemon_pid,omitempty"`
-}
-
 func (c *EmbedCmd) Run(app *App) error {
 	enc, err := embed.Open(embed.LoadOptions{Name: c.Model})
 	if err != nil {
 		return err
 	}
 	defer enc.Close()
-	info := enc.Info()
-	out := embedOutput{Dim: info.Dim, Model: info.Name, SHA256: embed.FormatPin(info.SHA256), Daemon: embed.DaemonPID(enc)}
-	if c.Query {
-		err = c.embedQuery(enc, &out)
-	} else {
-		err = c.embedDocument(enc, &out)
-	}
+	out, err := embed.Inspect(enc, c.Text, c.Query)
 	if err != nil {
 		return err
 	}
@@ -52,40 +33,7 @@ func (c *EmbedCmd) Run(app *App) error {
 	return nil
 }
 
-// embedQuery reports the query's tokens as the model reads them: prefix
-// included, cut at the model's limit.
-func (c *EmbedCmd) embedQuery(enc embed.Encoder, out *embedOutput) error {
-	v, err := enc.EmbedQuery(c.Text)
-	if err != nil {
-		return err
-	}
-	docs, err := enc.EmbedDocuments([]string{enc.Info().QueryPrefix + c.Text})
-	if err != nil {
-		return err
-	}
-	out.Tokens = docs[0].Tokens
-	if limit := enc.Info().MaxTokens - 2; limit > 0 && out.Tokens > limit {
-		out.Tokens = limit
-	}
-	out.Windows = [][2]int{{0, out.Tokens}}
-	out.Vector = v
-	return nil
-}
-
-func (c *EmbedCmd) embedDocument(enc embed.Encoder, out *embedOutput) error {
-	docs, err := enc.EmbedDocuments([]string{c.Text})
-	if err != nil {
-		return err
-	}
-	d := docs[0]
-	out.Tokens, out.Windows, out.Vector = d.Tokens, d.Windows, d.Vectors[0]
-	if len(d.Vectors) > 1 {
-		out.Vectors = d.Vectors
-	}
-	return nil
-}
-
-func printEmbedding(app *App, out embedOutput, query bool) {
+func printEmbedding(app *App, out embed.Inspection, query bool) {
 	w := app.Stdout
 	fmt.Fprintf(w, "model    %s\n", out.Model)
 	fmt.Fprintf(w, "sha256   %s\n", out.SHA256)

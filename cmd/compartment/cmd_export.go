@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/compartment/compartment/internal/api"
 	"github.com/compartment/compartment/internal/vault"
 )
 
@@ -25,35 +26,16 @@ func (c *ExportCmd) Run(app *App) error {
 		return err
 	}
 	defer v.Close()
-	var w io.Writer = app.Stdout
-	var f *os.File
-	if c.Plaintext != "-" {
-		if _, err := os.Stat(c.Plaintext); err == nil {
-			return fmt.Errorf("%s exists; nothing was written (remove it or choose another name)", c.Plaintext)
-		}
-		f, err = os.OpenFile(c.Plaintext, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if err != nil {
-			return fmt.Errorf("export: %w", err)
-		}
-		w = f
+	if c.Plaintext == "-" {
+		_, err := v.Export(app.Stdout)
+		return err
 	}
-	n, err := v.Export(w)
-	if f != nil {
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			os.Remove(c.Plaintext)
-		}
-	}
+	n, err := vault.ExportFile(v, c.Plaintext)
 	if err != nil {
 		return err
 	}
-	if c.Plaintext == "-" {
-		return nil
-	}
 	if c.JSON {
-		return printJSON(app.Stdout, map[string]any{"path": c.Plaintext, "lines": n})
+		return printJSON(app.Stdout, api.Export{Path: c.Plaintext, Lines: n})
 	}
 	fmt.Fprintf(app.Stderr, "wrote %d lines to %s (plaintext: keep it safe, delete it when done)\n", n, c.Plaintext)
 	return nil
@@ -99,7 +81,7 @@ func (c *ImportCmd) Run(app *App) error {
 	if err != nil {
 		return errors.Join(err, fmt.Errorf("%d memories were stored before the error", res.Stored))
 	}
-	rep := importReport{ImportResult: res, Seconds: time.Since(start).Seconds(), PeakRSSMB: peakRSSMB()}
+	rep := api.Import{ImportResult: res, Seconds: time.Since(start).Seconds(), PeakRSSMB: peakRSSMB()}
 	rep.LinesPerS = float64(res.Lines) / max(rep.Seconds, 1e-3)
 	if c.JSON {
 		return printJSON(app.Stdout, rep)
@@ -113,17 +95,6 @@ func (c *ImportCmd) Run(app *App) error {
 		fmt.Fprintf(app.Stdout, "  skipped %s\n", line)
 	}
 	return nil
-}
-
-// importReport is the summary `import --json` prints: the counts, and
-// what the import cost (its time and this process's peak memory, which
-// stays bounded by a batch beside the vault's own, whatever the file's
-// size).
-type importReport struct {
-	vault.ImportResult
-	Seconds   float64 `json:"seconds"`
-	LinesPerS float64 `json:"lines_per_s"`
-	PeakRSSMB float64 `json:"peak_rss_mb,omitempty"` // 0 where /proc is missing
 }
 
 // peakRSSMB is this process's peak resident set (VmHWM), in MB; 0 where

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/compartment/compartment/internal/capture"
@@ -31,7 +30,11 @@ func (c *HookInstallCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	ch, err := integrate.InstallHook(e, st, hookCommand(srv, c.PinVault, app.Vault), c.DryRun)
+	pinned := "" // the hook follows COMPARTMENT_VAULT unless pinned
+	if c.PinVault {
+		pinned = app.Vault
+	}
+	ch, err := integrate.InstallHook(e, st, integrate.HookCommand(srv, pinned), c.DryRun)
 	if err != nil {
 		return err
 	}
@@ -64,31 +67,23 @@ type HookStatusCmd struct {
 }
 
 func (c *HookStatusCmd) Run(app *App) error {
-	e := integrate.HostEnv()
-	cmds, err := integrate.HookCommands(e)
-	if err != nil {
-		return err
-	}
 	_, unlocked := app.quietCredential()
-	pending, err := capture.Pending(app.Vault)
+	st, err := capture.Status(integrate.HostEnv(), app.Vault, unlocked)
 	if err != nil {
 		return err
 	}
 	if c.JSON {
-		return printJSON(app.Stdout, map[string]any{
-			"installed": len(cmds) > 0, "commands": cmds, "settings": integrate.ClaudeSettings(e), "vault_unlocked": unlocked,
-			"pending": len(pending), "pending_list": capture.PendingPath(app.Vault),
-		})
+		return printJSON(app.Stdout, st)
 	}
-	if len(pending) > 0 {
-		defer fmt.Fprintf(app.Stdout, "waiting: %s captured while the vault was locked; the next unlock imports them\n", capture.WaitingSummary(pending))
+	if st.Pending > 0 {
+		defer fmt.Fprintf(app.Stdout, "waiting: %s captured while the vault was locked; the next unlock imports them\n", capture.WaitingSummary(st.Waiting))
 	}
-	if len(cmds) == 0 {
-		fmt.Fprintf(app.Stdout, "capture hook: not installed in %s (`compartment hook install`)\n", integrate.ClaudeSettings(e))
+	if !st.Installed {
+		fmt.Fprintf(app.Stdout, "capture hook: not installed in %s (`compartment hook install`)\n", st.Settings)
 		return nil
 	}
-	fmt.Fprintf(app.Stdout, "capture hook: installed in %s\n", integrate.ClaudeSettings(e))
-	for _, cmd := range cmds {
+	fmt.Fprintf(app.Stdout, "capture hook: installed in %s\n", st.Settings)
+	for _, cmd := range st.Commands {
 		fmt.Fprintf(app.Stdout, "  runs: %s\n", cmd)
 	}
 	if unlocked {
@@ -97,16 +92,6 @@ func (c *HookStatusCmd) Run(app *App) error {
 		fmt.Fprintln(app.Stdout, "vault: locked, so memory files Claude Code writes wait for `compartment unlock` (their paths are listed, not their content)")
 	}
 	return nil
-}
-
-// hookCommand is the hook's shell command (integrate.HookCommand), with
-// this vault pinned when pin is set.
-func hookCommand(srv integrate.Server, pin bool, vault ...string) string {
-	pinned := ""
-	if pin && len(vault) > 0 {
-		pinned = vault[0]
-	}
-	return integrate.HookCommand(srv, pinned)
 }
 
 // HookCaptureCmd is what the hook runs. It always exits 0 within
@@ -123,85 +108,20 @@ type HookCaptureCmd struct {
 const captureBudget = 20 * time.Second
 
 func (c *HookCaptureCmd) Run(app *App) error {
-	done := make(chan captureReport, 1)
-	go func() {
-		rep, err := c.capture(app)
-		if err != nil {
-			hookLog(err)
-		}
-		done <- rep
-	}()
-	select {
-	case rep := <-done:
-		if c.JSON {
-			printJSON(app.Stdout, rep)
-		}
-	case <-time.After(captureBudget):
-		hookLog(fmt.Errorf("capture took longer than %s and was abandoned", captureBudget))
+	rep, err := capture.Hook{In: app.Stdin, Vault: app.Vault, Env: integrate.HostEnv(), Budget: captureBudget,
+		Caller: app.Caller, CallerSet: app.Caller != defaultCaller, Credential: app.quietCredential,
+		Open: func(u vaultfmt.Unlock, caller string) (*vault.Vault, error) {
+			app.importPending(u)
+			app.Caller = caller
+			return app.openVaultWith(u)
+		}}.Run()
+	if err != nil {
+		hookLog(err)
+	}
+	if c.JSON && !errors.Is(err, capture.ErrAbandoned) {
+		printJSON(app.Stdout, rep)
 	}
 	return nil
-}
-
-type captureReport struct {
-	Stored     int    `json:"stored"`
-	Duplicates int    `json:"duplicates"`
-	Pending    bool   `json:"pending,omitempty"` // locked: the file waits for the next unlock
-	Skipped    string `json:"skipped,omitempty"`
-}
-
-func (c *HookCaptureCmd) capture(app *App) (captureReport, error) {
-	raw, err := io.ReadAll(io.LimitReader(app.Stdin, capture.MaxHookInput))
-	if err != nil {
-		return captureReport{}, fmt.Errorf("read stdin: %w", err)
-	}
-	in, err := capture.ParseInput(raw)
-	if err != nil {
-		return captureReport{Skipped: "input is not a JSON object"}, err
-	}
-	var mems []capture.Memory
-	source, discovered, file := "from chat", "", ""
-	if in.Event != nil {
-		e := integrate.HostEnv()
-		if file = in.Event.MemoryFile(e); file == "" {
-			return captureReport{Skipped: "not a memory file"}, nil
-		}
-		text, day, err := capture.ReadMemoryFile(e, file)
-		if err != nil {
-			return captureReport{Skipped: "the file is not one the hook reads"}, err
-		}
-		source, discovered = capture.FileSource(file), day
-		mems = capture.File(text, capture.MaxChars)
-		if app.Caller == defaultCaller {
-			app.Caller = capture.DefaultCaller // as the installed hook says; a turn's host names itself
-		}
-	} else {
-		mems = capture.FromTurn(*in.Turn, capture.MaxChars)
-	}
-	if len(mems) == 0 {
-		return captureReport{Skipped: "nothing to store"}, nil
-	}
-	u, ok := app.quietCredential()
-	if !ok {
-		if file == "" && !in.Turn.Listable() {
-			return captureReport{Skipped: "the vault is locked"}, errors.New("a turn was not stored: the vault is locked, and the turn names no transcript_path and turn_id to read it back from")
-		}
-		if err := vaultExists(app.Vault); err != nil {
-			return captureReport{Skipped: "no vault"}, err
-		}
-		// Where it is, never the content, waits for the next unlock.
-		if file == "" {
-			return captureReport{Pending: true}, capture.AddPendingTurn(app.Vault, in.Turn.TranscriptPath, in.Turn.TurnID, app.Caller, time.Now())
-		}
-		return captureReport{Pending: true}, capture.AddPending(app.Vault, file, app.Caller, time.Now())
-	}
-	app.importPending(u)
-	v, err := app.openVaultWith(u)
-	if err != nil {
-		return captureReport{}, err
-	}
-	defer v.Close()
-	n, err := capture.Store(v, mems, source, discovered, "")
-	return captureReport{Stored: n.Stored, Duplicates: n.Duplicates}, err
 }
 
 // importPending imports the memory files the hook listed while the vault

@@ -5,6 +5,8 @@ import (
 
 	"github.com/compartment/compartment/internal/capture"
 	"github.com/compartment/compartment/internal/integrate"
+	"github.com/compartment/compartment/internal/vault"
+	"github.com/compartment/compartment/vaultfmt"
 )
 
 // ImportClaudeCmd copies what Claude Code wrote into the vault.
@@ -16,18 +18,22 @@ type ImportClaudeCmd struct {
 }
 
 func (c *ImportClaudeCmd) Run(app *App) error {
-	n, err := importClaude(app, integrate.HostEnv(), importOptions{dirs: c.Dir, namespace: c.Namespace, dryRun: c.DryRun, ask: true, list: !c.JSON})
+	n, err := importClaude(app, integrate.HostEnv(), importOptions{dirs: c.Dir, namespace: c.Namespace, dryRun: c.DryRun, ask: true})
 	if err != nil {
 		return err
 	}
 	if c.JSON {
-		return printJSON(app.Stdout, map[string]any{"files": n.Files, "claims": n.Claims, "stored": n.Stored, "duplicates": n.Duplicates,
-			"refused": n.Refused, "skipped": n.skipped, "dry_run": c.DryRun})
+		return printJSON(app.Stdout, n)
 	}
-	for _, s := range n.skipped {
+	for _, s := range n.Skipped {
 		fmt.Fprintf(app.Stdout, "skipped %s: %s\n", s.Path, s.Reason)
 	}
 	if c.DryRun {
+		for _, f := range n.Read {
+			for _, m := range f.Memories {
+				fmt.Fprintf(app.Stdout, "%.2f  %-10s  %s  (%s)\n", m.Importance, m.Tier, m.Text, f.Path)
+			}
+		}
 		fmt.Fprintf(app.Stdout, "%d claims in %d files; nothing was stored (dry run)\n", n.Claims, n.Files)
 		return nil
 	}
@@ -44,59 +50,31 @@ type importOptions struct {
 	namespace string
 	dryRun    bool
 	ask       bool // may prompt for the passphrase
-	list      bool // print each claim in a dry run
 }
 
-type importCounts struct {
-	capture.Counts
-	skipped []capture.Skipped
-}
-
-// importClaude stores the claims of every Claude Code memory file. It is
-// copy-only (the files are only read) and repeatable: a claim already in
-// the vault is reported as a duplicate, not stored again. A file the hook
-// would not read (a link, not text, too large) is skipped and reported.
-func importClaude(app *App, e integrate.Env, o importOptions) (importCounts, error) {
-	var n importCounts
+// importClaude stores the claims of every Claude Code memory file
+// (capture.Import), with the credential at hand, or asked for when ask is
+// set; without either it is errVaultLocked.
+func importClaude(app *App, e integrate.Env, o importOptions) (capture.ImportReport, error) {
 	dirs := make([]string, len(o.dirs))
 	for i, d := range o.dirs {
 		dirs[i] = expandPath(d)
 	}
-	files, skipped, err := capture.ReadFiles(e, capture.MemoryFiles(e, dirs))
-	n.skipped = skipped
-	if err != nil {
-		return n, err
-	}
-	n.Files = len(files)
-	for _, f := range files {
-		n.Claims += len(f.Memories)
-		if o.dryRun && o.list {
-			for _, m := range f.Memories {
-				fmt.Fprintf(app.Stdout, "%.2f  %-10s  %s  (%s)\n", m.Importance, m.Tier, m.Text, f.Path)
+	return capture.Import{Env: e, Dirs: dirs, Namespace: o.namespace, DryRun: o.dryRun,
+		Caller: app.Caller, CallerSet: app.Caller != defaultCaller,
+		Credential: func() (vaultfmt.Unlock, error) {
+			if u, ok := app.quietCredential(); ok {
+				return u, nil
 			}
-		}
-	}
-	if o.dryRun || n.Claims == 0 {
-		return n, nil
-	}
-	u, ok := app.quietCredential()
-	if !ok {
-		if !o.ask {
-			return n, errVaultLocked
-		}
-		if u, err = app.credential(); err != nil {
-			return n, err
-		}
-	}
-	if app.Caller == defaultCaller {
-		app.Caller = capture.DefaultCaller
-		defer func() { app.Caller = defaultCaller }()
-	}
-	v, err := app.openVaultWith(u)
-	if err != nil {
-		return n, err
-	}
-	defer v.Close()
-	n.Counts, err = capture.StoreFiles(v, files, o.namespace)
-	return n, err
+			if !o.ask {
+				return vaultfmt.Unlock{}, errVaultLocked
+			}
+			return app.credential()
+		},
+		Open: func(u vaultfmt.Unlock, caller string) (*vault.Vault, error) {
+			saved := app.Caller
+			app.Caller = caller
+			defer func() { app.Caller = saved }()
+			return app.openVaultWith(u)
+		}}.Run()
 }

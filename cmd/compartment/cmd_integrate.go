@@ -33,34 +33,19 @@ func (c *IntegrateCmd) Run(app *App) error {
 	if c.List {
 		return c.list(app, e)
 	}
-	var targets []*integrate.Client
-	switch {
-	case c.All:
-		for i := range integrate.Clients {
-			cl := &integrate.Clients[i]
-			if cl.Installed(e) && cl.File(e) != "" {
-				targets = append(targets, cl)
-			}
-		}
-		if len(targets) == 0 {
-			fmt.Fprintln(app.Stdout, "No MCP client found here; `compartment integrate --list` shows every client and its file.")
-			return nil
-		}
-	case len(c.Clients) == 0:
-		return errors.New("name a client (`compartment integrate claude`), or use --list or --all")
+	targets, err := integrate.Targets(e, c.Clients, c.All)
+	if err != nil {
+		return err
 	}
-	for _, name := range c.Clients {
-		cl, ok := integrate.Find(name)
-		if !ok {
-			return fmt.Errorf("unknown client %q; known clients: %s", name, strings.Join(integrate.IDs(), ", "))
-		}
-		targets = append(targets, cl)
+	if c.All && len(targets) == 0 {
+		fmt.Fprintln(app.Stdout, "No MCP client found here; `compartment integrate --list` shows every client and its file.")
+		return nil
 	}
 	_, st, srv, err := app.integration()
 	if err != nil {
 		return err
 	}
-	var reports []map[string]any
+	var reports []integrate.Connection
 	failed := 0
 	for _, cl := range targets {
 		rep, err := c.wire(app, e, st, cl, srv)
@@ -112,38 +97,31 @@ func (app *App) server() (integrate.Server, error) {
 	return s, nil
 }
 
-func (c *IntegrateCmd) wire(app *App, e integrate.Env, st *integrate.State, cl *integrate.Client, srv integrate.Server) (map[string]any, error) {
-	rep := map[string]any{"client": cl.ID, "file": cl.File(e)}
+func (c *IntegrateCmd) wire(app *App, e integrate.Env, st *integrate.State, cl *integrate.Client, srv integrate.Server) (integrate.Connection, error) {
 	say := func(format string, args ...any) {
 		if !c.JSON {
 			fmt.Fprintf(app.Stdout, format+"\n", args...)
 		}
 	}
-	ch, err := integrate.Wire(e, st, cl, srv, integrate.Options{DryRun: c.DryRun, Force: c.Force})
-	rep["action"] = ch.Action
-	if errors.Is(err, integrate.ErrUserEntry) {
-		return rep, err
-	}
-	if err != nil {
-		say("%s: %v\nPaste this into it by hand:\n\n%s", cl.Name, err, integrate.Block(cl, srv))
-		rep["block"] = integrate.Block(cl, srv)
-		return rep, err
-	}
-	switch ch.Action {
-	case "paste":
-		say("%s keeps its servers where compartment cannot edit them. Add this block:\n\n%s", cl.Name, integrate.Block(cl, srv))
-		rep["block"] = integrate.Block(cl, srv)
-	default:
-		say("%s", describe(cl.Name+": MCP server", ch, c.DryRun))
-	}
-	if ch.Message != "" && ch.Action != "paste" {
-		say("  %s", ch.Message)
-	}
-	steps, err := integrate.WireExtras(e, st, cl, srv, integrate.ExtraOptions{
+	rep, err := integrate.Connect(e, st, cl, srv, integrate.ExtraOptions{
 		Options: integrate.Options{DryRun: c.DryRun, Force: c.Force},
-		NoSkill: c.NoSkill, NoProvider: c.NoProvider, NoHook: c.NoHooks, HookCommand: hookCommand(srv, false),
+		NoSkill: c.NoSkill, NoProvider: c.NoProvider, NoHook: c.NoHooks, HookCommand: integrate.HookCommand(srv, ""),
 	})
-	for _, step := range steps {
+	switch {
+	case rep.WireFailed && rep.Block != "":
+		say("%s: %v\nPaste this into it by hand:\n\n%s", cl.Name, err, rep.Block)
+		return rep, err
+	case rep.WireFailed:
+		return rep, err
+	case rep.Action == "paste":
+		say("%s keeps its servers where compartment cannot edit them. Add this block:\n\n%s", cl.Name, rep.Block)
+	default:
+		say("%s", describe(cl.Name+": MCP server", rep.MCP, c.DryRun))
+		if rep.MCP.Message != "" {
+			say("  %s", rep.MCP.Message)
+		}
+	}
+	for _, step := range rep.Steps {
 		say("%s", describe(step.What, step.Change, c.DryRun))
 		if step.Note != "" {
 			say("  %s", step.Note)
@@ -185,25 +163,17 @@ func describe(what string, ch integrate.Change, dry bool) string {
 }
 
 func (c *IntegrateCmd) list(app *App, e integrate.Env) error {
-	var rows []map[string]any
-	for i := range integrate.Clients {
-		cl := &integrate.Clients[i]
-		rows = append(rows, map[string]any{
-			"client": cl.ID, "name": cl.Name, "installed": cl.Installed(e), "wired": integrate.Wired(e, cl),
-			"file": cl.File(e), "format": cl.Format.String(),
-		})
-	}
+	rows := integrate.List(e)
 	if c.JSON {
 		return printJSON(app.Stdout, rows)
 	}
 	fmt.Fprintf(app.Stdout, "%-15s %-22s %-9s %-6s %s\n", "CLIENT", "NAME", "INSTALLED", "WIRED", "FILE")
 	yes := map[bool]string{true: "yes", false: "-"}
 	for _, r := range rows {
-		f := r["file"].(string)
-		if f == "" {
-			f = "(no file: integrate prints the block to paste)"
+		if r.File == "" {
+			r.File = "(no file: integrate prints the block to paste)"
 		}
-		fmt.Fprintf(app.Stdout, "%-15s %-22s %-9s %-6s %s\n", r["client"], r["name"], yes[r["installed"].(bool)], yes[r["wired"].(bool)], f)
+		fmt.Fprintf(app.Stdout, "%-15s %-22s %-9s %-6s %s\n", r.Client, r.Name, yes[r.Installed], yes[r.Wired], r.File)
 	}
 	return nil
 }

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/compartment/compartment/internal/vault"
-	"github.com/compartment/compartment/vaultfmt"
 )
 
 // PackCmd manages signed memory packs (PACKS.md).
@@ -31,27 +30,12 @@ type packOutput struct {
 }
 
 func (o packOutput) write(app *App, mems []vault.PackMemory, model string) error {
-	if len(mems) == 0 { // refused before the identity key is read (or made)
-		return vault.ErrEmptyPack
-	}
-	key, err := vault.LoadIdentity(compartmentHome())
+	w, err := vault.WritePackFile(mems, vault.PackMeta{Name: o.Name, Version: o.Version, Model: model}, compartmentHome(), o.Output)
 	if err != nil {
 		return err
 	}
-	b, version, err := vault.SignPack(mems, vault.PackMeta{Name: o.Name, Version: o.Version, Model: model}, key)
-	if err != nil {
-		return err
-	}
-	out := o.Output
-	if out == "" {
-		out = o.Name + ".mpack"
-	}
-	if err := os.WriteFile(out, b, 0o644); err != nil {
-		return fmt.Errorf("write pack: %w", err)
-	}
-	pub := key.Public().(ed25519.PublicKey)
-	fmt.Fprintf(app.Stdout, "Wrote %s: pack %q version %s, %d memories, signed by %s\n", out, o.Name, version, len(mems), vault.Fingerprint(pub))
-	fmt.Fprintf(app.Stdout, "Recipients install it with: compartment pack install %s --trusted-key %x\n", out, []byte(pub))
+	fmt.Fprintf(app.Stdout, "Wrote %s: pack %q version %s, %d memories, signed by %s\n", w.Path, w.Name, w.Version, w.Memories, vault.Fingerprint(w.Signer))
+	fmt.Fprintf(app.Stdout, "Recipients install it with: compartment pack install %s --trusted-key %x\n", w.Path, []byte(w.Signer))
 	return nil
 }
 
@@ -115,29 +99,9 @@ type PackInstallCmd struct {
 }
 
 func (c *PackInstallCmd) Run(app *App) error {
-	if fi, err := os.Stat(c.File); err != nil {
-		return err
-	} else if fi.Size() > vaultfmt.MaxPackBytes {
-		return fmt.Errorf("refused %s: %d bytes is more than any pack can be (%d); nothing was installed", c.File, fi.Size(), vaultfmt.MaxPackBytes)
-	}
-	b, err := os.ReadFile(c.File)
+	p, err := vault.ReadPackFile(c.File, app.Vault, c.TrustedKey)
 	if err != nil {
 		return err
-	}
-	trusted, err := vault.LoadTrustedKeys(vault.TrustedKeysPath(app.Vault))
-	if err != nil {
-		return err
-	}
-	for _, s := range c.TrustedKey {
-		k, err := vault.ParsePublicKey(s)
-		if err != nil {
-			return err
-		}
-		trusted = append(trusted, k)
-	}
-	p, err := vaultfmt.DecodePack(b, trusted)
-	if err != nil {
-		return vault.PackRefusal(c.File, b, err)
 	}
 	v, err := app.openVault()
 	if err != nil {

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/compartment/compartment/internal/api"
 	"github.com/compartment/compartment/internal/devsync"
 	"github.com/compartment/compartment/internal/vault"
-	"github.com/compartment/compartment/vaultfmt"
 )
 
 // SyncCmd keeps one memory on every device through a folder a file-sync
@@ -38,7 +38,7 @@ func (c *SyncInitCmd) Run(app *App) error {
 		return err
 	}
 	defer v.Close()
-	o := devsync.SetupOptions{Passphrase: u.Passphrase, Keyfile: u.Keyfile, Name: c.Name, KDF: vaultKDF(v)}
+	o := devsync.SetupOptions{Passphrase: u.Passphrase, Keyfile: u.Keyfile, Name: c.Name}
 	s, rep, err := devsync.Init(v, c.Dir, o)
 	if err != nil && s == nil {
 		return fmt.Errorf("sync init: %w", err)
@@ -93,24 +93,18 @@ func (app *App) syncPassphrase(dir string, fromStdin bool) ([]byte, error) {
 	return promptPassphrase(fmt.Sprintf("Passphrase of the sync folder %s: ", dir))
 }
 
-// vaultKDF is the vault's own Argon2id cost, used for the folder key too.
-func vaultKDF(v *vault.Vault) vaultfmt.KDFParams {
-	if slots := v.File().Header().Slots; len(slots) > 0 {
-		return slots[0].KDF
-	}
-	return vaultfmt.KDFParams{}
-}
-
 func syncSetUpResult(app *App, what string, s *devsync.Syncer, rep devsync.Report, mergeErr error, asJSON bool) error {
 	if asJSON {
-		out := map[string]any{"folder": s.Folder(), "device_id": fmt.Sprintf("%x", s.Device()), "merge": rep}
-		if mergeErr != nil {
-			out["merge_error"] = mergeErr.Error()
-		}
-		return printJSON(app.Stdout, out)
+		return printJSON(app.Stdout, api.SyncSetUp{Folder: s.Folder(), DeviceID: fmt.Sprintf("%x", s.Device()), Merge: rep, MergeError: api.ErrorText(mergeErr)})
 	}
 	fmt.Fprintf(app.Stdout, "sync folder %s %s: this device is %x\n", s.Folder(), what, s.Device())
 	printReport(app.Stdout, rep)
+	return syncErr(mergeErr)
+}
+
+// syncErr is a merge's error as the sync commands return it, after their
+// output.
+func syncErr(mergeErr error) error {
 	if mergeErr != nil {
 		return fmt.Errorf("sync: %w", mergeErr)
 	}
@@ -168,11 +162,7 @@ func (c *SyncStatusCmd) Run(app *App) error {
 		return err
 	}
 	if c.JSON {
-		out := map[string]any{"status": st}
-		if mergeErr != nil {
-			out["merge_error"] = mergeErr.Error()
-		}
-		return printJSON(app.Stdout, out)
+		return printJSON(app.Stdout, api.SyncStatus{Status: st, MergeError: api.ErrorText(mergeErr)})
 	}
 	w := app.Stdout
 	fmt.Fprintf(w, "folder     %s\n", inert(st.Folder))
@@ -205,10 +195,7 @@ func (c *SyncStatusCmd) Run(app *App) error {
 	for _, s := range st.LastMerge.Ignored {
 		fmt.Fprintf(w, "ignored    %s\n", inert(s))
 	}
-	if mergeErr != nil {
-		return fmt.Errorf("sync: %w", mergeErr)
-	}
-	return nil
+	return syncErr(mergeErr)
 }
 
 type SyncNowCmd struct {
@@ -222,20 +209,13 @@ func (c *SyncNowCmd) Run(app *App) error {
 	}
 	defer v.Close()
 	if c.JSON {
-		out := map[string]any{"merge": rep}
-		if mergeErr != nil {
-			out["merge_error"] = mergeErr.Error()
-		}
-		if err := printJSON(app.Stdout, out); err != nil {
+		if err := printJSON(app.Stdout, api.SyncMerge{Merge: rep, MergeError: api.ErrorText(mergeErr)}); err != nil {
 			return err
 		}
 	} else {
 		printReport(app.Stdout, rep)
 	}
-	if mergeErr != nil {
-		return fmt.Errorf("sync: %w", mergeErr)
-	}
-	return nil
+	return syncErr(mergeErr)
 }
 
 type SyncLeaveCmd struct {
@@ -253,51 +233,26 @@ func (c *SyncLeaveCmd) Run(app *App) error {
 		return err
 	}
 	if c.JSON {
-		return printJSON(app.Stdout, map[string]any{"left": folder})
+		return printJSON(app.Stdout, api.SyncLeave{Left: folder})
 	}
 	fmt.Fprintf(app.Stdout, "this vault no longer syncs with %s; it keeps every memory, and the other devices keep what it wrote\n", inert(folder))
 	return nil
 }
 
 // attachSync connects an opened vault to its sync folder, if it has one,
-// merging what arrived: every command does this when it opens the vault.
-// A merge problem is reported on stderr and does not stop the command.
+// merging what arrived (devsync.AttachIfSynced): every command does this
+// when it opens the vault. A merge problem is reported on stderr and does
+// not stop the command.
 func (app *App) attachSync(v *vault.Vault) {
-	app.sync = syncState{}
-	if _, err := os.Stat(devsync.SidecarPath(v.Path())); err != nil || v.File().ReadOnly() {
-		return // not synced, or on read-only media: a merge would be a write
-	}
-	s, rep, err := devsync.Attach(v, devsync.Options{})
+	s, rep, err := devsync.AttachIfSynced(v)
 	app.sync = syncState{s, rep, err}
 	if err != nil {
 		fmt.Fprintf(app.Stderr, "compartment: sync: %s\n", inert(err.Error()))
-		return
-	}
-	if rep.Written+rep.Deleted > 0 {
+	} else if rep.Written+rep.Deleted > 0 {
 		fmt.Fprintf(app.Stderr, "compartment: sync: merged %d memories and relations from other devices, removed %d\n", rep.Written, rep.Deleted)
 	}
 }
 
-// serveSync attaches the server's vault to its sync folder, if it has one,
-// and merges whenever the folder changes, for as long as the vault is
-// open.
-func serveSync(v *vault.Vault, log *slog.Logger) {
-	if _, err := os.Stat(devsync.SidecarPath(v.Path())); err != nil {
-		return
-	}
-	s, _, err := devsync.Attach(v, devsync.Options{})
-	if s == nil {
-		log.Warn("sync: not attached", "error", err)
-		return
-	}
-	if err != nil {
-		log.Warn("sync: merge", "error", err)
-	}
-	s.Watch(time.Second, func(rep devsync.Report, err error) {
-		if err != nil {
-			log.Warn("sync: merge", "error", err)
-			return
-		}
-		log.Info("sync: merged", "written", rep.Written, "removed", rep.Deleted, "logged", rep.Logged)
-	})
-}
+// serveSync keeps the server's vault merged with its sync folder
+// (devsync.Serve).
+func serveSync(v *vault.Vault, log *slog.Logger) { devsync.Serve(v, time.Second, log) }

@@ -3,8 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
-	"slices"
 
 	"github.com/compartment/compartment/internal/integrate"
 	"github.com/compartment/compartment/internal/session"
@@ -30,55 +28,38 @@ func (c *UninstallCmd) Run(app *App) error {
 			return errors.New("--purge needs a `yes` on the terminal, or --yes; nothing was changed")
 		}
 	}
-	var changes []map[string]string
+	changes, _ := integrate.Uninstall(e, st, c.DryRun) // each failure is in its row
 	failed := 0
-	items := append([]integrate.Item(nil), st.Items...)
-	// Newest first: two writes to one file (Hermes' MCP entry, then its
-	// memory provider) are each restored from their own backup, so the
-	// file ends byte for byte as it was.
-	slices.Reverse(items)
-	for i := range items {
-		it := st.Find(items[i].Kind, items[i].Path)
-		if it == nil {
-			continue
-		}
-		ch, err := integrate.Undo(e, st, it, c.DryRun)
-		row := map[string]string{"kind": items[i].Kind, "client": items[i].Client, "path": items[i].Path, "action": ch.Action, "backup": ch.Backup}
-		if err != nil {
+	for _, ch := range changes {
+		if ch.Error != "" {
 			failed++
-			row["error"] = err.Error()
-			fmt.Fprintf(app.Stderr, "compartment: %v\n", err)
+			fmt.Fprintf(app.Stderr, "compartment: %s\n", ch.Error)
 		} else if !c.JSON {
-			line := describe(items[i].Client+" "+items[i].Kind, ch, c.DryRun)
-			if ch.Message != "" {
-				line += ": " + ch.Message
+			line := describe(ch.Client+" "+ch.Kind, ch.Change, c.DryRun)
+			if ch.Change.Message != "" {
+				line += ": " + ch.Change.Message
 			}
 			fmt.Fprintln(app.Stdout, line)
 		}
-		changes = append(changes, row)
 	}
-	if len(items) == 0 && !c.JSON {
+	if len(changes) == 0 && !c.JSON {
 		fmt.Fprintln(app.Stdout, "Nothing to take back: integrate has not written anything for this user.")
 	}
 	if c.Purge {
-		for _, p := range []string{app.Vault, vault.ConfigPath(app.Vault), app.Vault + ".lock"} {
-			if _, err := os.Stat(p); err != nil {
-				continue
+		if !c.DryRun {
+			if s, err := session.For(app.Vault); err == nil {
+				s.Lock()
 			}
-			if !c.DryRun {
-				if p == app.Vault {
-					if s, err := session.For(app.Vault); err == nil {
-						s.Lock()
-					}
-				}
-				if err := os.Remove(p); err != nil {
-					return fmt.Errorf("delete %s: %w", p, err)
-				}
-			}
-			changes = append(changes, map[string]string{"kind": "vault", "path": p, "action": "removed"})
+		}
+		gone, err := vault.Purge(app.Vault, c.DryRun)
+		for _, p := range gone {
+			changes = append(changes, integrate.Undone{Kind: "vault", Path: p, Action: "removed"})
 			if !c.JSON {
 				fmt.Fprintln(app.Stdout, describe("vault file", integrate.Change{Path: p, Action: "removed"}, c.DryRun))
 			}
+		}
+		if err != nil {
+			return err
 		}
 	}
 	if c.JSON {

@@ -1,13 +1,9 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"runtime"
 
-	"github.com/compartment/compartment/embed"
 	"github.com/compartment/compartment/internal/release"
 	"github.com/compartment/compartment/vaultfmt"
 )
@@ -37,7 +33,7 @@ replaces %s in place.
 type updateReport = release.UpdateReport
 
 func (c *UpdateCmd) Run(app *App) error {
-	target, err := c.target()
+	target, err := release.UpdateTarget(c.Binary)
 	if err != nil {
 		return err
 	}
@@ -50,58 +46,12 @@ func (c *UpdateCmd) Run(app *App) error {
 		fmt.Fprintf(app.Stdout, whereToGetRelease, goosArch(), plat, target)
 		return nil
 	}
-	keys := release.TrustedKeys()
-	if c.Key != "" {
-		k, err := release.LoadPublicKey(c.Key)
-		if err != nil {
-			return err
-		}
-		keys = append(keys, k)
-	}
-	u := release.Update{From: c.From, Target: target, Keys: keys, Platform: goosArch(),
-		BuildFormat: vaultfmt.FormatVersion, VaultPath: app.Vault, AllowDowngrade: c.AllowDowngrade}
-	self, _ := os.Executable()
-	if self != "" {
-		self, _ = filepath.EvalSymlinks(self)
-	}
-	u.Installed = release.InstalledVersion(target, self, version, release.TrustedKeys())
-	have, err := vaultfmt.PeekVersion(app.Vault)
-	switch {
-	case err == nil:
-		u.VaultFormat = have
-	case !errors.Is(err, os.ErrNotExist) && !errors.Is(err, vaultfmt.ErrNotVault):
-		return fmt.Errorf("update: read the vault's format: %w", err)
-	}
-	rep, err := u.Run()
+	rep, err := release.RunUpdate(release.UpdateRequest{From: c.From, Target: target, KeyFile: c.Key, VaultPath: app.Vault,
+		Version: version, BuildFormat: vaultfmt.FormatVersion, AllowDowngrade: c.AllowDowngrade})
 	if err != nil {
 		return err
 	}
-	if rep.Updated {
-		// The daemon runs the old code: stop it, and the next search
-		// starts the new binary's.
-		rep.DaemonRestarted, err = embed.StopDaemon("")
-		if err != nil {
-			rep.Note = "the embedding daemon did not stop: " + err.Error() + "; it exits on its own when idle"
-		}
-	}
 	return printUpdate(app, c.JSON, rep)
-}
-
-// target is the binary to replace, with symlinks resolved.
-func (c *UpdateCmd) target() (string, error) {
-	t := c.Binary
-	if t == "" {
-		exe, err := os.Executable()
-		if err != nil {
-			return "", fmt.Errorf("update: %w", err)
-		}
-		t = exe
-	}
-	t, err := filepath.EvalSymlinks(t)
-	if err != nil {
-		return "", fmt.Errorf("update: %w", err)
-	}
-	return t, nil
 }
 
 func printUpdate(app *App, asJSON bool, r updateReport) error {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/compartment/compartment/internal/integrate"
 	"github.com/compartment/compartment/internal/vault"
+	"github.com/compartment/compartment/vaultfmt"
 )
 
 // FileSource is the source of the memories of one memory file.
@@ -159,4 +160,63 @@ func Store(v *vault.Vault, mems []Memory, source, discovered, namespace string) 
 		}
 	}
 	return n, nil
+}
+
+// Import is one import of what Claude Code wrote: every memory file
+// ([MemoryFiles]) and the CLAUDE.md files under Dirs. It is copy-only (the
+// files are only read) and repeatable: a claim already in the vault
+// counts as a duplicate, not stored again.
+type Import struct {
+	Env       integrate.Env
+	Dirs      []string // absolute project directories
+	Namespace string   // "" = the caller's default
+	DryRun    bool     // read and count, store nothing
+	// Caller stores the claims; CallerSet false means the user named
+	// none, and they are stored as [DefaultCaller].
+	Caller    string
+	CallerSet bool
+	// Credential is the key to open the vault with: asked for only when
+	// there is something to store.
+	Credential func() (vaultfmt.Unlock, error)
+	Open       func(u vaultfmt.Unlock, caller string) (*vault.Vault, error)
+}
+
+// ImportReport is what an [Import] did (the JSON of `import-claude
+// --json`).
+type ImportReport struct {
+	Counts
+	Skipped []Skipped    `json:"skipped"` // files not read (a link, not text, too large), with the reason
+	DryRun  bool         `json:"dry_run"`
+	Read    []FileClaims `json:"-"` // the claims of each file read
+}
+
+// Run reads every memory file and stores its claims.
+func (im Import) Run() (ImportReport, error) {
+	rep := ImportReport{DryRun: im.DryRun}
+	files, skipped, err := ReadFiles(im.Env, MemoryFiles(im.Env, im.Dirs))
+	rep.Read, rep.Skipped, rep.Files = files, skipped, len(files)
+	if err != nil {
+		return rep, err
+	}
+	for _, f := range files {
+		rep.Claims += len(f.Memories)
+	}
+	if im.DryRun || rep.Claims == 0 {
+		return rep, nil
+	}
+	u, err := im.Credential()
+	if err != nil {
+		return rep, err
+	}
+	caller := im.Caller
+	if !im.CallerSet {
+		caller = DefaultCaller
+	}
+	v, err := im.Open(u, caller)
+	if err != nil {
+		return rep, err
+	}
+	defer v.Close()
+	rep.Counts, err = StoreFiles(v, files, im.Namespace)
+	return rep, err
 }

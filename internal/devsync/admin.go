@@ -19,7 +19,8 @@ type SetupOptions struct {
 	// (init) or open it (join).
 	Passphrase, Keyfile []byte
 	// KDF: the Argon2id parameters of a new folder key (tests use small
-	// ones); zero means vaultfmt.DefaultKDF.
+	// ones); zero means the vault's own (its first key slot's), else
+	// vaultfmt.DefaultKDF.
 	KDF vaultfmt.KDFParams
 	// Name is this device's name in the device list ("" = host name).
 	Name string
@@ -39,7 +40,11 @@ func Init(v *vault.Vault, dir string, o SetupOptions) (*Syncer, Report, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, Report{}, fmt.Errorf("devsync: make the sync folder: %w", err)
 	}
-	kf, key, err := newKeyFile(o.Passphrase, o.Keyfile, o.KDF, time.Now())
+	kdf := o.KDF
+	if slots := v.File().Header().Slots; kdf == (vaultfmt.KDFParams{}) && len(slots) > 0 {
+		kdf = slots[0].KDF
+	}
+	kf, key, err := newKeyFile(o.Passphrase, o.Keyfile, kdf, time.Now())
 	if err != nil {
 		return nil, Report{}, err
 	}

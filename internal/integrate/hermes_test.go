@@ -94,13 +94,10 @@ func TestHermesMemoryProvider(t *testing.T) {
 			t.Fatalf("second install: %+v %v", chs, err)
 		}
 	}
-	// Uninstall, newest first as the CLI does: byte for byte.
+	// Uninstall (newest first): byte for byte.
 	st2, _ := LoadState(e)
-	items := append([]Item(nil), st2.Items...)
-	for i := len(items) - 1; i >= 0; i-- {
-		if _, err := Undo(e, st2, st2.Find(items[i].Kind, items[i].Path), false); err != nil {
-			t.Fatal(err)
-		}
+	if _, err := Uninstall(e, st2, false); err != nil {
+		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(path); string(b) != hermesConfig {
 		t.Fatalf("after uninstall config.yaml is\n%s", b)
