@@ -24,6 +24,7 @@ package vault
 
 import (
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"sort"
@@ -198,13 +199,7 @@ func joinSegment(parts map[vaultfmt.ID][]byte) ([]byte, error) {
 func isSegmentID(id vaultfmt.ID) bool { return string(id[:14]) == segmentIDPrefix }
 
 // modelPrefix is what a segment records of the loaded model.
-func (v *Vault) modelPrefix() (m [8]byte) {
-	if v.enc != nil {
-		sha := v.enc.Info().SHA256
-		copy(m[:], sha[:8])
-	}
-	return m
-}
+func (v *Vault) modelPrefix() [8]byte { return v.model }
 
 // DerivedKind implements vaultfmt.Deriver.
 func (s *state) DerivedKind() vaultfmt.Kind { return kindSegment }
@@ -393,8 +388,10 @@ func (s *state) adoptSegment(epoch uint64, seg *segment, engine *search.Engine) 
 	ix.next = seg.next
 	meta := make(map[uint32]search.DocMeta, len(seg.ids))
 	windows := 0
+	var hexID [32]byte
 	for i, id := range seg.ids {
-		r := s.records[idString(id)]
+		hex.Encode(hexID[:], id[:])
+		r := s.records[string(hexID[:])] // no allocation for the lookup
 		if r == nil || !r.Live() {
 			ix.engine.Close()
 			return nil, fmt.Errorf("%w: record %x is not live", errSegment, id)
