@@ -156,8 +156,12 @@ type auditChain struct {
 // auditSpan is where an entry's body lies: chunks[chunk][off:off+n].
 type auditSpan struct{ chunk, off, n uint32 }
 
-// auditChunkBytes is the size of a chunk (an entry is about 150 bytes).
-const auditChunkBytes = 256 << 10
+// auditChunkBytes is the size of a full chunk (an entry is about 150
+// bytes), auditFirstChunk that of the first.
+const (
+	auditChunkBytes = 256 << 10
+	auditFirstChunk = 1 << 10
+)
 
 // add keeps the entry whose item id is id, after checking its body.
 func (c *auditChain) add(id vaultfmt.ID, body []byte) error {
@@ -180,7 +184,13 @@ func (c *auditChain) put(pos uint64, body []byte, hash [32]byte) {
 	}
 	n := len(c.chunks)
 	if n == 0 || len(c.chunks[n-1])+len(body) > cap(c.chunks[n-1]) {
-		c.chunks = append(c.chunks, make([]byte, 0, max(auditChunkBytes, len(body))))
+		// Chunks start small (a batch's chain holds a few entries) and
+		// double up to auditChunkBytes.
+		size := auditFirstChunk
+		if n > 0 {
+			size = min(auditChunkBytes, 2*cap(c.chunks[n-1]))
+		}
+		c.chunks = append(c.chunks, make([]byte, 0, max(size, len(body))))
 		n++
 	}
 	last := &c.chunks[n-1]
@@ -272,14 +282,10 @@ func (c *auditChain) each(fn func(pos uint64, e *AuditEntry)) {
 	}
 }
 
-// forkHead is a chain holding only this one's head, for a batch to
-// extend.
+// forkHead is an empty chain that continues this one's head, for a
+// batch to extend (it needs the head's position and hash, not its body).
 func (c *auditChain) forkHead() auditChain {
-	f := auditChain{head: c.head}
-	if c.headOK {
-		f.put(c.head, c.body(c.at[c.head]), c.headHash)
-	}
-	return f
+	return auditChain{head: c.head, headHash: c.headHash, headOK: c.headOK}
 }
 
 // next returns the entry that extends the chain (not yet stored).
