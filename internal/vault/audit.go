@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -62,15 +63,22 @@ func encodeAudit(e *AuditEntry) []byte {
 	return w.buf
 }
 
-func decodeAudit(body []byte) (*AuditEntry, error) { return decodeAuditIn(body, nil) }
-
-// decodeAuditIn is decodeAudit interning through t.
-func decodeAuditIn(body []byte, t internTable) (*AuditEntry, error) {
-	fr, err := newFieldReader(body)
-	if err != nil {
+func decodeAudit(body []byte) (*AuditEntry, error) {
+	e := &AuditEntry{}
+	if err := parseAudit(body, e, nil, false); err != nil {
 		return nil, err
 	}
-	e := &AuditEntry{}
+	return e, nil
+}
+
+// parseAudit decodes body into e, interning through t. With checkOnly it
+// leaves the strings out (they are then not allocated): what an open
+// needs to validate an entry and learn its hash.
+func parseAudit(body []byte, e *AuditEntry, t internTable, checkOnly bool) error {
+	fr, err := newFieldReader(body)
+	if err != nil {
+		return err
+	}
 	for tag, v, ok := fr.next(); ok; tag, v, ok = fr.next() {
 		switch tag {
 		case audSeq:
@@ -78,11 +86,17 @@ func decodeAuditIn(body []byte, t internTable) (*AuditEntry, error) {
 		case audTime:
 			e.Time, err = readTime(v)
 		case audCaller:
-			e.Caller = t.get(v)
+			if !checkOnly {
+				e.Caller = t.get(v)
+			}
 		case audOp:
-			e.Op = t.get(v)
+			if !checkOnly {
+				e.Op = t.get(v)
+			}
 		case audTarget:
-			e.Target = string(v)
+			if !checkOnly {
+				e.Target = string(v)
+			}
 		case audPrev:
 			err = copy32(&e.Prev, v)
 		case audHash:
@@ -90,16 +104,18 @@ func decodeAuditIn(body []byte, t internTable) (*AuditEntry, error) {
 		case audAck:
 			var s uint64
 			s, err = readU64(v)
-			e.Acknowledged = append(e.Acknowledged, s)
+			if !checkOnly {
+				e.Acknowledged = append(e.Acknowledged, s)
+			}
 		}
 		if err != nil {
-			return nil, fmt.Errorf("audit entry: %w", err)
+			return fmt.Errorf("audit entry: %w", err)
 		}
 	}
 	if fr.err != nil {
-		return nil, fmt.Errorf("audit entry: %w", fr.err)
+		return fmt.Errorf("audit entry: %w", fr.err)
 	}
-	return e, nil
+	return nil
 }
 
 func copy32(dst *[32]byte, v []byte) error {
@@ -121,28 +137,162 @@ func auditID(seq uint64) vaultfmt.ID {
 
 func isAuditID(id vaultfmt.ID) bool { return string(id[:8]) == "\xffaudit\x00\x00" }
 
-// auditChain is the chain as replayed.
+// auditChain is the chain as replayed. It keeps each entry as the body
+// it was stored as, in a few large pointer-free chunks, and decodes an
+// entry only when it is read (audit log, verify, packs): an open then
+// neither decodes nor holds about 100,000 entry structs and their
+// strings for a chain whose only part every write needs is the head's
+// hash. Bodies are checked as they arrive, as the decoding did.
 type auditChain struct {
-	entries map[uint64]*AuditEntry
-	head    uint64
+	at     map[uint64]auditSpan // position (from the item id) → body
+	chunks [][]byte
+	dead   int // bytes of chunks no entry refers to any more
+	head   uint64
+	// headHash is the hash of the entry at head, when there is one.
+	headHash [32]byte
+	headOK   bool
 }
 
-func (c *auditChain) add(id vaultfmt.ID, e *AuditEntry) {
-	if c.entries == nil {
-		c.entries = map[uint64]*AuditEntry{}
+// auditSpan is where an entry's body lies: chunks[chunk][off:off+n].
+type auditSpan struct{ chunk, off, n uint32 }
+
+// auditChunkBytes is the size of a full chunk (an entry is about 150
+// bytes), auditFirstChunk that of the first.
+const (
+	auditChunkBytes = 256 << 10
+	auditFirstChunk = 1 << 10
+)
+
+// add keeps the entry whose item id is id, after checking its body.
+func (c *auditChain) add(id vaultfmt.ID, body []byte) error {
+	var e AuditEntry
+	if err := parseAudit(body, &e, nil, true); err != nil {
+		return err
 	}
 	// The id carries the position; an entry whose body claims another one
 	// is kept under its id so verify can report the mismatch.
-	pos := binary.BigEndian.Uint64(id[8:])
-	c.entries[pos] = e
-	c.head = max(c.head, pos)
+	c.put(binary.BigEndian.Uint64(id[8:]), body, e.Hash)
+	return nil
+}
+
+func (c *auditChain) put(pos uint64, body []byte, hash [32]byte) {
+	if c.at == nil {
+		c.at = map[uint64]auditSpan{}
+	}
+	if old, ok := c.at[pos]; ok {
+		c.dead += int(old.n)
+	}
+	n := len(c.chunks)
+	if n == 0 || len(c.chunks[n-1])+len(body) > cap(c.chunks[n-1]) {
+		// Chunks start small (a batch's chain holds a few entries) and
+		// double up to auditChunkBytes.
+		size := auditFirstChunk
+		if n > 0 {
+			size = min(auditChunkBytes, 2*cap(c.chunks[n-1]))
+		}
+		c.chunks = append(c.chunks, make([]byte, 0, max(size, len(body))))
+		n++
+	}
+	last := &c.chunks[n-1]
+	c.at[pos] = auditSpan{chunk: uint32(n - 1), off: uint32(len(*last)), n: uint32(len(body))}
+	*last = append(*last, body...)
+	if pos >= c.head {
+		c.head, c.headHash, c.headOK = pos, hash, true
+	}
+}
+
+// append keeps an entry this process made (a batch's chain).
+func (c *auditChain) append(e *AuditEntry) {
+	c.put(e.Seq, encodeAudit(e), e.Hash)
+}
+
+// remove drops the entry at pos (its item was deleted); the head stays
+// where it is, as the chain does not shrink.
+func (c *auditChain) remove(pos uint64) {
+	sp, ok := c.at[pos]
+	if !ok {
+		return
+	}
+	delete(c.at, pos)
+	c.dead += int(sp.n)
+	if pos == c.head {
+		c.headOK = false
+	}
+	if c.dead > auditChunkBytes && c.dead > c.live() {
+		c.repack()
+	}
+}
+
+// live is the bytes of chunks entries still refer to.
+func (c *auditChain) live() int {
+	n := -c.dead
+	for _, ch := range c.chunks {
+		n += len(ch)
+	}
+	return n
+}
+
+// repack copies the entries still held into fresh chunks, dropping the
+// bodies of removed ones.
+func (c *auditChain) repack() {
+	old := *c
+	c.at, c.chunks, c.dead = make(map[uint64]auditSpan, len(old.at)), nil, 0
+	for _, pos := range old.positions() {
+		c.put(pos, old.body(old.at[pos]), [32]byte{})
+	}
+	c.head, c.headHash, c.headOK = old.head, old.headHash, old.headOK
+}
+
+func (c *auditChain) body(sp auditSpan) []byte {
+	return c.chunks[sp.chunk][sp.off : sp.off+sp.n : sp.off+sp.n]
+}
+
+// len is the number of entries held.
+func (c *auditChain) len() int { return len(c.at) }
+
+// get decodes the entry at pos.
+func (c *auditChain) get(pos uint64) (*AuditEntry, bool) {
+	sp, ok := c.at[pos]
+	if !ok {
+		return nil, false
+	}
+	e, err := decodeAudit(c.body(sp))
+	if err != nil {
+		return nil, false // checked when added
+	}
+	return e, true
+}
+
+// positions lists the positions held, ascending.
+func (c *auditChain) positions() []uint64 {
+	out := make([]uint64, 0, len(c.at))
+	for pos := range c.at {
+		out = append(out, pos)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// each decodes every entry in position order and calls fn with it.
+func (c *auditChain) each(fn func(pos uint64, e *AuditEntry)) {
+	for _, pos := range c.positions() {
+		if e, ok := c.get(pos); ok {
+			fn(pos, e)
+		}
+	}
+}
+
+// forkHead is an empty chain that continues this one's head, for a
+// batch to extend (it needs the head's position and hash, not its body).
+func (c *auditChain) forkHead() auditChain {
+	return auditChain{head: c.head, headHash: c.headHash, headOK: c.headOK}
 }
 
 // next returns the entry that extends the chain (not yet stored).
 func (c *auditChain) next(now time.Time, caller, op, target string) *AuditEntry {
 	e := &AuditEntry{Seq: c.head + 1, Time: now, Caller: caller, Op: op, Target: target}
-	if prev, ok := c.entries[c.head]; ok {
-		e.Prev = prev.Hash
+	if c.headOK {
+		e.Prev = c.headHash
 	}
 	e.Hash = e.computeHash()
 	return e
@@ -168,16 +318,18 @@ type AuditReport struct {
 
 // verify walks the chain from 1 to head.
 func (c *auditChain) verify() AuditReport {
+	// Two passes, each decoding one entry at a time, so verifying does
+	// not hold the whole chain decoded.
 	acked := map[uint64]bool{}
-	for _, e := range c.entries {
+	c.each(func(_ uint64, e *AuditEntry) {
 		for _, s := range e.Acknowledged {
 			acked[s] = true
 		}
-	}
-	rep := AuditReport{Entries: len(c.entries)}
+	})
+	rep := AuditReport{Entries: c.len()}
 	var prev [32]byte
 	for seq := uint64(1); seq <= c.head; seq++ {
-		e, ok := c.entries[seq]
+		e, ok := c.get(seq)
 		reason := ""
 		switch {
 		case !ok:
@@ -211,12 +363,12 @@ func (c *auditChain) verify() AuditReport {
 // names. Every write that puts one chains an entry naming it in the same
 // batch, so an item without one was written around the chain.
 func (s *state) unaudited() []string {
-	named := make(map[string]bool, len(s.audit.entries))
-	for _, e := range s.audit.entries {
+	named := make(map[string]bool, s.audit.len())
+	s.audit.each(func(_ uint64, e *AuditEntry) {
 		if e.Target != "" {
 			named[e.Target] = true
 		}
-	}
+	})
 	var out []string
 	for id := range s.records {
 		if !named[id] {

@@ -17,10 +17,7 @@ type batch struct {
 
 func (v *Vault) newBatch() *batch {
 	b := &batch{v: v, seq: v.st.maxSeq, updated: map[string]*Record{}}
-	b.audit = auditChain{head: v.st.audit.head, entries: map[uint64]*AuditEntry{}}
-	if head, ok := v.st.audit.entries[v.st.audit.head]; ok {
-		b.audit.entries[head.Seq] = head
-	}
+	b.audit = v.st.audit.forkHead()
 	return b
 }
 
@@ -52,8 +49,7 @@ func (b *batch) logAudit(op, target string) {
 }
 
 func (b *batch) appendAudit(e *AuditEntry) {
-	b.audit.entries[e.Seq] = e
-	b.audit.head = e.Seq
+	b.audit.append(e)
 	b.changes = append(b.changes, vaultfmt.Change{Op: vaultfmt.OpPut, Item: vaultfmt.Item{ID: auditID(e.Seq), Kind: kindAudit, Body: encodeAudit(e)}})
 }
 

@@ -54,14 +54,14 @@ func (v *Vault) AuditLog(target string, limit int) ([]AuditEntry, error) {
 		target = id
 	}
 	var out []AuditEntry
-	for _, e := range v.st.audit.entries {
+	v.st.audit.each(func(_ uint64, e *AuditEntry) {
 		switch {
 		case target != "" && e.Target != target,
 			target == "" && !v.auditVisible(e.Target):
-			continue
+			return
 		}
 		out = append(out, *e)
-	}
+	})
 	sort.Slice(out, func(i, j int) bool { return out[i].Seq > out[j].Seq })
 	if limit > 0 && len(out) > limit {
 		out = out[:limit]

@@ -72,14 +72,16 @@ type fieldReader struct {
 	err error
 }
 
-func newFieldReader(body []byte) (*fieldReader, error) {
+// newFieldReader returns the reader by value: an open decodes a few
+// hundred thousand bodies, and a pointer would put each reader on the heap.
+func newFieldReader(body []byte) (fieldReader, error) {
 	if len(body) == 0 {
-		return nil, fmt.Errorf("%w: empty", errBody)
+		return fieldReader{}, fmt.Errorf("%w: empty", errBody)
 	}
 	if body[0] != bodyVersion {
-		return nil, fmt.Errorf("%w: unknown body version %d", errBody, body[0])
+		return fieldReader{}, fmt.Errorf("%w: unknown body version %d", errBody, body[0])
 	}
-	return &fieldReader{buf: body[1:]}, nil
+	return fieldReader{buf: body[1:]}, nil
 }
 
 // next returns the next field; ok is false at the end or on error (see err).
@@ -205,12 +207,25 @@ func decodeRecord(id string, body []byte) (*Record, error) { return decodeRecord
 
 // decodeRecordIn is decodeRecord interning through t.
 func decodeRecordIn(id string, body []byte, t internTable) (*Record, error) {
+	return decodeRecordScratch(id, body, t, nil)
+}
+
+// decodeRecordScratch is decodeRecordIn decoding int8 windows into
+// *scratch when it is not nil: they then alias it, and the caller must
+// give them up or copy them ([Vectors.own]) before the next decode.
+func decodeRecordScratch(id string, body []byte, t internTable, scratch *[]int8) (*Record, error) {
 	fr, err := newFieldReader(body)
 	if err != nil {
 		return nil, err
 	}
 	r := &Record{ID: id, Kind: KindFact}
 	for tag, v, ok := fr.next(); ok; tag, v, ok = fr.next() {
+		if tag == recVectors {
+			if r.Vectors, err = decodeVectorsInto(v, scratch); err != nil {
+				return nil, fmt.Errorf("record %s: %w", id, err)
+			}
+			continue
+		}
 		if err := r.setField(tag, v, t); err != nil {
 			return nil, fmt.Errorf("record %s: %w", id, err)
 		}

@@ -34,7 +34,7 @@ func TestAuditVerifyFindsUnauditedRecord(t *testing.T) {
 	if err != nil || !rep.OK {
 		t.Fatalf("repair: %+v %v", rep, err)
 	}
-	head := v.st.audit.entries[v.st.audit.head]
+	head, _ := v.st.audit.get(v.st.audit.head)
 	if head.Op != "adopt" || head.Target != sneaky.ID {
 		t.Fatalf("repair wrote %+v, want an adopt entry", head)
 	}

@@ -7,9 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
 	"os"
-	"slices"
 	"sort"
 	"strings"
 
@@ -124,8 +122,8 @@ func (v *Vault) checkPackOwner(ns string, author ed25519.PublicKey) error {
 		return nil // nothing installed: the name is free
 	}
 	var ownerFP, ownerKey string
-	for _, s := range slices.Sorted(maps.Keys(v.st.audit.entries)) {
-		e := v.st.audit.entries[s]
+	for _, s := range v.st.audit.positions() {
+		e, _ := v.st.audit.get(s)
 		f := strings.Fields(e.Target)
 		if len(f) == 0 || f[0] != ns {
 			continue
@@ -190,13 +188,8 @@ func (v *Vault) Packs() ([]PackInfo, error) {
 		}
 		p.Memories++
 	}
-	seqs := make([]uint64, 0, len(v.st.audit.entries))
-	for s := range v.st.audit.entries {
-		seqs = append(seqs, s)
-	}
-	sort.Slice(seqs, func(i, j int) bool { return seqs[i] < seqs[j] })
-	for _, s := range seqs {
-		e := v.st.audit.entries[s]
+	for _, s := range v.st.audit.positions() {
+		e, _ := v.st.audit.get(s)
 		f := strings.Fields(e.Target)
 		if e.Op != "pack-install" || len(f) < 3 {
 			continue

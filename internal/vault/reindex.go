@@ -75,8 +75,7 @@ func (v *Vault) hasCurrentVectors(r *Record) bool {
 	if v.enc == nil || r.Vectors == nil {
 		return false
 	}
-	sha := v.enc.Info().SHA256
-	return r.Vectors.Model == [8]byte(sha[:8])
+	return r.Vectors.Model == v.model
 }
 
 func (v *Vault) reembed(ids []string) error {

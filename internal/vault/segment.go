@@ -24,6 +24,7 @@ package vault
 
 import (
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"sort"
@@ -198,13 +199,7 @@ func joinSegment(parts map[vaultfmt.ID][]byte) ([]byte, error) {
 func isSegmentID(id vaultfmt.ID) bool { return string(id[:14]) == segmentIDPrefix }
 
 // modelPrefix is what a segment records of the loaded model.
-func (v *Vault) modelPrefix() (m [8]byte) {
-	if v.enc != nil {
-		sha := v.enc.Info().SHA256
-		copy(m[:], sha[:8])
-	}
-	return m
-}
+func (v *Vault) modelPrefix() [8]byte { return v.model }
 
 // DerivedKind implements vaultfmt.Deriver.
 func (s *state) DerivedKind() vaultfmt.Kind { return kindSegment }
@@ -392,9 +387,14 @@ func (s *state) adoptSegment(epoch uint64, seg *segment, engine *search.Engine) 
 	ix.sizeFor(len(seg.ids))
 	ix.next = seg.next
 	meta := make(map[uint32]search.DocMeta, len(seg.ids))
+	// recs[i] is the record of seg.ids[i]: the checks below walk it in
+	// doc order instead of iterating and probing the maps again.
+	recs := make([]*Record, len(seg.ids))
 	windows := 0
+	var hexID [32]byte
 	for i, id := range seg.ids {
-		r := s.records[idString(id)]
+		hex.Encode(hexID[:], id[:])
+		r := s.records[string(hexID[:])] // no allocation for the lookup
 		if r == nil || !r.Live() {
 			ix.engine.Close()
 			return nil, fmt.Errorf("%w: record %x is not live", errSegment, id)
@@ -404,6 +404,7 @@ func (s *state) adoptSegment(epoch uint64, seg *segment, engine *search.Engine) 
 			return nil, fmt.Errorf("%w: record %x is listed twice", errSegment, id)
 		}
 		doc := seg.docs[i]
+		recs[i] = r
 		ix.docOf[r.ID], ix.recOf[doc] = doc, r
 		ix.countNamespace(r.Namespace, +1)
 		meta[doc] = metaOf(r)
@@ -426,8 +427,8 @@ func (s *state) adoptSegment(epoch uint64, seg *segment, engine *search.Engine) 
 	if got := engine.VectorCount(); got != windows {
 		return nil, fmt.Errorf("%w: %d vectors, the records have %d", errSegment, got, windows)
 	}
-	for doc, r := range ix.recOf {
-		vs := r.Vectors
+	for i, r := range recs {
+		doc, vs := seg.docs[i], r.Vectors
 		if !v.hasCurrentVectors(r) || vs.F32 != nil || vs.engine == engine && vs.doc == doc {
 			continue
 		}
@@ -438,9 +439,9 @@ func (s *state) adoptSegment(epoch uint64, seg *segment, engine *search.Engine) 
 	// Only once the whole segment is accepted do the remaining records
 	// give up their copies: a rejected one leaves them as the rebuild
 	// needs them (and unshare returns those given up early).
-	for doc, r := range ix.recOf {
+	for i, r := range recs {
 		if vs := r.Vectors; v.hasCurrentVectors(r) && vs.F32 == nil && len(vs.I8) > 0 {
-			vs.I8, vs.Scales, vs.windows, vs.doc, vs.engine = nil, nil, len(vs.I8), doc, engine
+			vs.I8, vs.Scales, vs.windows, vs.doc, vs.engine = nil, nil, len(vs.I8), seg.docs[i], engine
 		}
 	}
 	return ix, nil

@@ -35,6 +35,9 @@ type state struct {
 	segUsed, segEarly bool
 	// intern is the replay's intern table while loading (internTable).
 	intern internTable
+	// vecScratch is where a replay decodes a record's int8 windows while
+	// an early segment is there to take them (see Apply).
+	vecScratch []int8
 	// lastCheckpoint is when this handle last checkpointed while writing
 	// (or first considered it).
 	lastCheckpoint time.Time
@@ -61,13 +64,14 @@ func (s *state) Reset() {
 	s.index = newIndex(s.v)
 	s.loading = true
 	s.intern = internTable{}
+	s.vecScratch = nil
 	s.segParts, s.segErr, s.early = nil, nil, nil
 	s.segUsed, s.segEarly = false, false
 }
 
 // settle indexes what a full replay collected; it is a no-op otherwise.
 func (s *state) settle() error {
-	s.intern = nil
+	s.intern, s.vecScratch = nil, nil
 	if !s.loading {
 		return nil
 	}
@@ -88,11 +92,21 @@ func (s *state) Apply(c vaultfmt.Change) error {
 	}
 	switch c.Item.Kind {
 	case kindRecord:
-		r, err := decodeRecordIn(id, c.Item.Body, s.intern)
+		// While an early segment checks the windows of a replay's records,
+		// they are decoded into one scratch buffer: those the index holds
+		// byte for byte are given up at once, the rest copied out.
+		var scratch *[]int8
+		if s.loading && s.early != nil {
+			scratch = &s.vecScratch
+		}
+		r, err := decodeRecordScratch(id, c.Item.Body, s.intern, scratch)
 		if err != nil {
 			return err
 		}
 		s.putRecord(r)
+		if scratch != nil {
+			r.Vectors.own()
+		}
 	case kindRelation:
 		rel, err := decodeRelation(id, c.Item.Body)
 		if err != nil {
@@ -104,11 +118,9 @@ func (s *state) Apply(c vaultfmt.Change) error {
 			s.collectSegmentPart(c.Item.ID, c.Item.Body)
 		}
 	case kindAudit:
-		e, err := decodeAuditIn(c.Item.Body, s.intern)
-		if err != nil {
+		if err := s.audit.add(c.Item.ID, c.Item.Body); err != nil {
 			return err
 		}
-		s.audit.add(c.Item.ID, e)
 	}
 	// Unknown kinds come from a newer version; they stay in the file
 	// untouched.
@@ -143,6 +155,6 @@ func (s *state) remove(id string) {
 	}
 	delete(s.relations, id)
 	if raw, ok := parseID(id); ok && isAuditID(raw) {
-		delete(s.audit.entries, binary.BigEndian.Uint64(raw[8:]))
+		s.audit.remove(binary.BigEndian.Uint64(raw[8:]))
 	}
 }

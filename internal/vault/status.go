@@ -70,13 +70,13 @@ func (v *Vault) Status() (Status, error) {
 	st := v.file.Stats()
 	s := Status{
 		Path: v.path, FormatVersion: h.Version, VaultID: hex.EncodeToString(h.VaultID[:]),
-		Created: h.Created, Relations: len(v.st.relations), AuditEntries: len(v.st.audit.entries),
+		Created: h.Created, Relations: len(v.st.relations), AuditEntries: v.st.audit.len(),
 		FileBytes: st.FileBytes, PayloadItems: st.PayloadItems, JournalFrames: st.JournalFrames,
 		JournalBytes: st.JournalBytes, Epoch: st.Epoch, Signed: h.Signature != nil,
 		TornTail: v.file.Torn(), Caller: v.caller,
 	}
-	if head, ok := v.st.audit.entries[v.st.audit.head]; ok {
-		s.AuditHead = hex.EncodeToString(head.Hash[:8])
+	if v.st.audit.headOK {
+		s.AuditHead = hex.EncodeToString(v.st.audit.headHash[:8])
 	}
 	namespaces := map[string]bool{}
 	for _, r := range v.st.records {

@@ -46,8 +46,12 @@ type Vault struct {
 	cfg    *Config
 	caller string
 	enc    embed.Encoder
-	now    func() time.Time
-	st     *state
+	// model is the first 8 bytes of the SHA-256 of enc's model (zero
+	// without one), read once: a record's vectors count when they carry
+	// it, and an open asks for every record.
+	model [8]byte
+	now   func() time.Time
+	st    *state
 	// readOnly refuses writes (Options.ReadOnly).
 	readOnly bool
 	guard    rollbackGuard
@@ -157,6 +161,10 @@ func newVault(path string, opts Options) (*Vault, error) {
 	}
 	v := &Vault{path: path, cfg: cfg, caller: caller, enc: opts.Encoder, now: now, readOnly: opts.ReadOnly,
 		guard: rollbackGuard{dir: opts.StateDir, accept: opts.AcceptRollback}}
+	if v.enc != nil {
+		sha := v.enc.Info().SHA256
+		copy(v.model[:], sha[:8])
+	}
 	v.st = newState(v)
 	return v, nil
 }

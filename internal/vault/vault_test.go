@@ -439,7 +439,8 @@ func TestAuditChainDetectsTampering(t *testing.T) {
 		t.Fatalf("clean chain: %+v %v", rep, err)
 	}
 	// Someone holding the key rewrites entry 2: the chain notices.
-	e := *v.st.audit.entries[2]
+	e2, _ := v.st.audit.get(2)
+	e := *e2
 	e.Caller = "mallory"
 	if err := v.file.Append([]vaultfmt.Change{{Op: vaultfmt.OpPut, Item: vaultfmt.Item{ID: auditID(2), Kind: kindAudit, Body: encodeAudit(&e)}}}); err != nil {
 		t.Fatal(err)

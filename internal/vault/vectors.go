@@ -82,6 +82,19 @@ func newVectors(model [32]byte, windows [][]float32, int8Storage bool) *Vectors 
 	return v
 }
 
+// own gives the int8 windows memory of their own, when they alias a
+// decode scratch (decodeVectorsInto).
+func (v *Vectors) own() {
+	if v == nil || v.I8 == nil {
+		return
+	}
+	codes := make([]int8, 0, len(v.I8)*v.Dim)
+	for w, q := range v.I8 {
+		codes = append(codes, q...)
+		v.I8[w] = codes[len(codes)-len(q) : len(codes) : len(codes)]
+	}
+}
+
 // encode writes: u8 encoding | [8]byte model | u16 dim | u16 windows |
 // windows.
 func (v *Vectors) encode() []byte {
@@ -108,7 +121,14 @@ func (v *Vectors) encode() []byte {
 	return b
 }
 
-func decodeVectors(b []byte) (*Vectors, error) {
+func decodeVectors(b []byte) (*Vectors, error) { return decodeVectorsInto(b, nil) }
+
+// decodeVectorsInto is decodeVectors putting the int8 codes of all windows
+// in *scratch (grown as needed) when it is not nil, instead of in memory
+// of their own: a replay whose index holds the same windows drops them
+// at once (shareEarly), and a hundred thousand records' windows are then
+// not allocated only to be collected.
+func decodeVectorsInto(b []byte, scratch *[]int8) (*Vectors, error) {
 	if len(b) < 13 {
 		return nil, fmt.Errorf("%w: vectors header", errBody)
 	}
@@ -129,6 +149,17 @@ func decodeVectors(b []byte) (*Vectors, error) {
 		return nil, fmt.Errorf("%w: vectors are %d bytes, want %d×%d", errBody, len(b), n, per)
 	}
 	v := &Vectors{Model: model, Dim: dim}
+	var codes []int8
+	if enc == vecInt8 {
+		if scratch != nil {
+			if cap(*scratch) < n*dim {
+				*scratch = make([]int8, n*dim)
+			}
+			codes = (*scratch)[:n*dim]
+		} else {
+			codes = make([]int8, n*dim)
+		}
+	}
 	for w := 0; w < n; w++ {
 		chunk := b[w*per : (w+1)*per]
 		if enc == vecF32 {
@@ -140,7 +171,7 @@ func decodeVectors(b []byte) (*Vectors, error) {
 			continue
 		}
 		v.Scales = append(v.Scales, math.Float32frombits(binary.LittleEndian.Uint32(chunk)))
-		q := make([]int8, dim)
+		q := codes[w*dim : (w+1)*dim : (w+1)*dim]
 		for i := range q {
 			q[i] = int8(chunk[4+i])
 		}

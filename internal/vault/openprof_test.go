@@ -1,0 +1,81 @@
+//go:build unix
+
+package vault
+
+import (
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/compartment/compartment/vaultfmt"
+)
+
+// TestOpenProfile opens the vault VAULT_OPEN_PROFILE_VAULT (passphrase
+// VAULT_OPEN_PROFILE_PASS; the bench's kept vaults use "bench passphrase,
+// not a secret") three times with the bundled static model and logs the
+// open time and the heap after open; with VAULT_OPEN_PROFILE_OUT=PREFIX
+// it writes PREFIX.cpu and PREFIX.heap. A measuring tool (#29), skipped
+// unless the variable is set (TestMain clears COMPARTMENT_*).
+func TestOpenProfile(t *testing.T) {
+	path := os.Getenv("VAULT_OPEN_PROFILE_VAULT")
+	if path == "" {
+		t.Skip("VAULT_OPEN_PROFILE_VAULT not set")
+	}
+	enc := staticEncoder(t)
+	v, err := Open(path, Options{Unlock: vaultfmt.Unlock{Passphrase: []byte(os.Getenv("VAULT_OPEN_PROFILE_PASS"))}, Encoder: enc, ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := v.File().MasterKey()
+	t.Logf("segment used %v early %v err %v", v.st.segUsed, v.st.segEarly, v.st.segErr)
+	v.Close()
+	out := os.Getenv("VAULT_OPEN_PROFILE_OUT")
+	if out != "" {
+		f, err := os.Create(out + ".cpu")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			t.Fatal(err)
+		}
+		defer func() { pprof.StopCPUProfile(); f.Close() }()
+	}
+	for i := 0; i < 3; i++ {
+		runtime.GC()
+		cpu0 := cpuTime()
+		t0 := time.Now()
+		v, err := Open(path, Options{Unlock: vaultfmt.Unlock{MasterKey: key}, Encoder: enc, ReadOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, cpu := time.Since(t0), cpuTime()-cpu0
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		t.Logf("open %v (cpu %v) heap %.1f MB (records %d, audit %d)", d, cpu, float64(ms.HeapAlloc)/1e6, len(v.st.records), v.st.audit.len())
+		if out != "" && i == 2 {
+			f, err := os.Create(out + ".heap")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := pprof.WriteHeapProfile(f); err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+		}
+		v.Close()
+	}
+}
+
+// cpuTime is the process's user and system CPU time so far: under a
+// loaded machine it says more than the wall clock.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
