@@ -25,8 +25,8 @@
 // 1 − (1 − p_vec)^ρ·(1 − p_lex) (p_vec from the model's calibration
 // [Calibration.PVec], p_lex the share of the query's information a record
 // holds [PLex], ρ the semantic channel's reliability for the query
-// [SemanticReliability]) and its lead over the next candidate, and a
-// [Match] label. See [Relevance], [Cut] and [Confidence].
+// [SemanticReliability]), its lead over the next candidate and how far it
+// stands out of the pool ([Standout]), and a [Match] label. See [Relevance], [Cut] and [Confidence].
 //
 // Everything here is a pure function; the package does no I/O of any kind.
 package rank

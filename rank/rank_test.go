@@ -224,6 +224,37 @@ func TestConfidenceScaleFree(t *testing.T) {
 	}
 }
 
+func TestStandout(t *testing.T) {
+	for _, tc := range []struct{ unaged, ref, want float64 }{
+		{0.5, 0.5, 0},             // the record is the reference
+		{0.5, 0.25, math.Log(2)},  // twice the 20th candidate
+		{0.25, 0.5, -math.Log(2)}, // a rare-word holder below it
+		{0.9, 1e-9, StandoutCap},  // clamped
+		{1e-9, 0.9, -StandoutCap}, // clamped
+		{0.5, 0, StandoutCap},     // no reference: nothing to fall short of
+		{0, 0.5, -StandoutCap},    // no evidence
+	} {
+		if got := Standout(tc.unaged, tc.ref); !near(got, tc.want) {
+			t.Errorf("Standout(%v, %v) = %v, want %v", tc.unaged, tc.ref, got, tc.want)
+		}
+	}
+	// Confidence grows with the standout, up to the cap.
+	a := Answer{Relevance: 0.6, Lead: 0.5, First: true}
+	prev := 0.0
+	for _, s := range []float64{-StandoutCap, -1, 0, 0.5, 1, 2, StandoutCap} {
+		a.Standout = s
+		if c := Confidence(a); c <= prev {
+			t.Errorf("Confidence with standout %v = %v after %v: want increasing", s, c, prev)
+		} else {
+			prev = c
+		}
+	}
+	a.Standout = 2 * StandoutCap
+	if c := Confidence(a); !near(c, prev) {
+		t.Errorf("a standout past the cap still changes the confidence: %v, want %v", c, prev)
+	}
+}
+
 func TestConfidence(t *testing.T) {
 	conf := func(rel, lead float64) float64 { return Confidence(Answer{Relevance: rel, Lead: lead}) }
 	// At z = 0 the model says one half.
@@ -273,18 +304,22 @@ func TestConfidenceLabels(t *testing.T) {
 		want string
 	}{
 		{"conclusive literal match, far ahead", Answer{Relevance: 0.999, Lead: 3, LiteralFirst: true, First: true}, MatchStrong},
-		{"clear winner of both channels", Answer{Relevance: 0.9, Lead: 1, LiteralFirst: true, First: true}, MatchStrong},
+		{"clear winner of both channels", Answer{Relevance: 0.9, Lead: 1, Standout: 2, LiteralFirst: true, First: true}, MatchStrong},
 		// Two records that both hold all of the query's information are
 		// both to be relied on (two notes about PM-0042).
 		{"a tie of conclusive matches", Answer{Relevance: 0.999, Lead: 0, LiteralFirst: true, First: true}, MatchStrong},
-		{"a tie of middling matches is weak", Answer{Relevance: 0.4, Lead: 0, First: true}, MatchWeak},
+		{"a tie of middling matches is weak", Answer{Relevance: 0.4, Lead: 0, Standout: 2, First: true}, MatchWeak},
 		// Two memories about the same person: the first one, which the
 		// literal channel ranks first, is likely although it leads by
 		// little; the second is weak.
-		{"first of two alike", Answer{Relevance: 0.55, Lead: 0.2, LiteralFirst: true, First: true}, MatchLikely},
-		{"second of two alike", Answer{Relevance: 0.5, Lead: -0.2}, MatchWeak},
-		{"paraphrase found by meaning alone, first", Answer{Relevance: 0.6, Lead: 0.6, First: true}, MatchLikely},
-		{"weak evidence, no lead", Answer{Relevance: 0.3, Lead: 0.05, First: true}, MatchWeak},
+		{"first of two alike", Answer{Relevance: 0.55, Lead: 0.2, Standout: 2, LiteralFirst: true, First: true}, MatchLikely},
+		{"second of two alike", Answer{Relevance: 0.5, Lead: -0.2, Standout: 1.8}, MatchWeak},
+		{"paraphrase found by meaning alone, first", Answer{Relevance: 0.6, Lead: 0.6, Standout: 2.5, First: true}, MatchLikely},
+		// The same result in a pool as strong as it is: a question no
+		// memory answers shares its topic word with a few records, and the
+		// best of them leads the next, but stands out of nothing.
+		{"near miss: leads the next, stands out of nothing", Answer{Relevance: 0.6, Lead: 0.6, Standout: 0.5, First: true}, MatchWeak},
+		{"weak evidence, no lead", Answer{Relevance: 0.3, Lead: 0.05, Standout: 2, First: true}, MatchWeak},
 		{"lone candidate with faint evidence", Answer{Relevance: 0.1, Lead: LeadCap, First: true}, MatchWeak},
 		{"another entity than the one named is not likely", Answer{Relevance: 0.9, Lead: 1, LiteralFirst: true, First: true, Entity: EntityFactor(0)}, MatchWeak},
 		{"the question names what no record holds", Answer{Relevance: 0.9, Lead: 1, LiteralFirst: true, First: true, Unknown: true}, MatchWeak},

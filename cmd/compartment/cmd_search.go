@@ -104,8 +104,8 @@ func printExplain(app *App, h vault.SearchHit) {
 	if e.Rare {
 		rare = ", holds a rare query word"
 	}
-	fmt.Fprintf(app.Stdout, "       confidence %.3f (%s): relevance %.3f, lead %+.3f over the next candidate%s\n",
-		h.Confidence, h.Match, e.Relevance, e.Lead, rare)
+	fmt.Fprintf(app.Stdout, "       confidence %.3f (%s): relevance %.3f, lead %+.3f over the next candidate, standout %+.3f over the 20th%s\n",
+		h.Confidence, h.Match, e.Relevance, e.Lead, e.Standout, rare)
 }
 
 func orNone(s string) string {

@@ -94,6 +94,10 @@ type Explanation struct {
 	// to the best other candidate's (rank.Lead): what Confidence reads.
 	Relevance float64 `json:"relevance"`
 	Lead      float64 `json:"lead"`
+	// Standout is rank.Standout: the log ratio of the (entity-weighed)
+	// unaged score to the pool's 20th best candidate's (what Confidence
+	// reads with Lead).
+	Standout float64 `json:"standout"`
 	// Rare: the record holds a query word at most rank.RareDF records
 	// hold, which keeps it in the default answer.
 	Rare bool `json:"rare,omitempty"`
@@ -539,6 +543,7 @@ func (r *run) results(kept []*candidate, picked []int) []Result {
 			second = u
 		}
 	}
+	reference := nthUnaged(kept, rank.StandoutRank)
 	out := make([]Result, 0, len(picked))
 	for n, i := range picked {
 		c := kept[i]
@@ -547,16 +552,46 @@ func (r *run) results(kept []*candidate, picked []int) []Result {
 			other = weighed(kept[first])
 		}
 		lead := rank.Lead(weighed(c), other)
-		conf := rank.Confidence(rank.Answer{Relevance: c.scored.Relevance, Lead: lead,
+		standout := rank.Standout(weighed(c), reference)
+		conf := rank.Confidence(rank.Answer{Relevance: c.scored.Relevance, Lead: lead, Standout: standout,
 			LiteralFirst: c.sig.RankLex == 1, First: n == 0, Entity: c.entity, Unknown: r.unknownNamed})
 		res := Result{Doc: c.doc, Score: c.scored.Final, Unaged: c.scored.Unaged, Confidence: conf, Match: rank.Match(conf)}
 		if r.q.Explain {
 			res.Explain = r.explain(c)
 			res.Explain.Relevance, res.Explain.Lead, res.Explain.Rare, res.Explain.Entity = c.scored.Relevance, lead, c.scored.Rare, c.entity
+			res.Explain.Standout = standout
 		}
 		out = append(out, res)
 	}
 	return out
+}
+
+// nthUnaged is the nth best unaged score of the candidates, weighed by
+// their entity factors as the lead's are (the weakest one's when there
+// are fewer), 0 when there are none: the reference rank.Standout measures
+// a result against. It keeps the n best in a fixed array, so it
+// allocates nothing.
+func nthUnaged(kept []*candidate, n int) float64 {
+	var top [rank.StandoutRank]float64 // best first
+	n = min(max(n, 1), len(top))
+	k := 0
+	for _, c := range kept {
+		u := c.entity * c.scored.Unaged
+		if k == n && u <= top[n-1] {
+			continue
+		}
+		j := min(k, n-1)
+		for j > 0 && top[j-1] < u {
+			top[j] = top[j-1]
+			j--
+		}
+		top[j] = u
+		k = min(k+1, n)
+	}
+	if k == 0 {
+		return 0
+	}
+	return top[k-1]
 }
 
 // fill completes a top_k answer to exactly top_k results when the scope

@@ -737,6 +737,12 @@ func TestAnswerLikelyNearMissWeak(t *testing.T) {
 func TestReferenceWithoutNamedEntityYields(t *testing.T) {
 	e := New(dim)
 	fill(t, e, 100, 40)
+	// A vault's other memories are near enough in meaning to be
+	// candidates (a label reads how far a result stands out of the pool,
+	// rank.Standout): notes about other dashboards.
+	for i := range 25 {
+		mustAdd(t, e, 200+uint32(i), fmt.Sprintf("note %d on the weekly planning board", i), [][]float32{unit(0.25, 0, 0, 0.2, 0, 0.25, 0.9, 0)}, DocMeta{Seq: 200 + uint64(i)})
+	}
 	mustAdd(t, e, 1, "The ip tcp_metrics command is the management for TCP metrics", [][]float32{axis(0, 0)}, DocMeta{Seq: 1, Reference: true})
 	mustAdd(t, e, 2, "The payments dashboards live in Grafana", [][]float32{axis(3, 0)}, DocMeta{Seq: 2})
 	// The reference fact is the closer one semantically, as a static model
@@ -752,5 +758,41 @@ func TestReferenceWithoutNamedEntityYields(t *testing.T) {
 	// Without a name the reference fact's stronger evidence still wins.
 	if res := mustSearch(t, e, Query{Text: "where can I view tcp metrics?", Vector: q}); len(res) == 0 || res[0].Doc != 1 {
 		t.Errorf("no entity named: %v, want the reference fact first", docsOf(res))
+	}
+}
+
+// nthUnaged is the reference rank.Standout reads: the 20th best
+// entity-weighed unaged score of the pool, the weakest one's in a smaller
+// pool.
+func TestNthUnaged(t *testing.T) {
+	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+	pool := func(scores ...float64) []*candidate {
+		var out []*candidate
+		for _, u := range scores {
+			out = append(out, &candidate{entity: 1, scored: rank.Scored{Unaged: u}})
+		}
+		return out
+	}
+	if got := nthUnaged(nil, rank.StandoutRank); got != 0 {
+		t.Errorf("empty pool: %v, want 0", got)
+	}
+	if got := nthUnaged(pool(0.3, 0.9, 0.1, 0.5), rank.StandoutRank); got != 0.1 {
+		t.Errorf("pool of 4: %v, want the weakest, 0.1", got)
+	}
+	var scores []float64
+	for i := range 50 {
+		scores = append(scores, float64((i*37)%50+1)/100) // 0.01 … 0.50, shuffled
+	}
+	if got := nthUnaged(pool(scores...), rank.StandoutRank); !near(got, 0.31) {
+		t.Errorf("pool of 50: %v, want the 20th best, 0.31", got)
+	}
+	if got := nthUnaged(pool(scores...), 3); !near(got, 0.48) {
+		t.Errorf("3rd best of 50: %v, want 0.48", got)
+	}
+	// The entity factor weighs the pool as it weighs the lead.
+	p := pool(0.9, 0.4)
+	p[0].entity = rank.EntityFactor(0)
+	if got := nthUnaged(p, rank.StandoutRank); !near(got, 0.4) {
+		t.Errorf("weighed pool: %v, want 0.4 (0.9 about another entity weighs 0.45)", got)
 	}
 }
