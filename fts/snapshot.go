@@ -140,7 +140,11 @@ func (x *Index) UnmarshalBinary(data []byte) error {
 	if len(d.b) != 0 {
 		return fmt.Errorf("%w: %d trailing bytes", ErrCorrupt, len(d.b))
 	}
-	*x = Index{vocab: y.vocab, terms: y.terms, docs: y.docs, slots: y.slots,
+	info := make([]slotInfo, len(y.slots))
+	for i, sl := range y.slots {
+		info[i] = slotInfo{doc: sl.doc, words: sl.words}
+	}
+	*x = Index{vocab: y.vocab, terms: y.terms, docs: y.docs, slots: y.slots, info: info,
 		words: y.words, grams: y.grams, prefixes: y.prefixes}
 	return nil
 }
