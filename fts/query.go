@@ -388,9 +388,13 @@ func (x *Index) getScratch() *searchScratch {
 		sc = &searchScratch{}
 	}
 	if len(sc.acc) < len(x.slots) {
-		sc.acc = make([]accum, len(x.slots))
-		sc.stamp = make([]uint32, len(x.slots))
-		sc.where = make([]int32, len(x.slots))
+		// Room for the slots of a sixteenth more documents: a store
+		// adding one slot then does not make every pooled scratch
+		// allocate its arrays again.
+		n := len(x.slots) + len(x.slots)/16 + 64
+		sc.acc = make([]accum, n)
+		sc.stamp = make([]uint32, n)
+		sc.where = make([]int32, n)
 		sc.gen = 0
 	}
 	return sc

@@ -140,7 +140,7 @@ func (x *Index) UnmarshalBinary(data []byte) error {
 	if len(d.b) != 0 {
 		return fmt.Errorf("%w: %d trailing bytes", ErrCorrupt, len(d.b))
 	}
-	info := make([]slotInfo, len(y.slots))
+	info := make([]slotInfo, len(y.slots), cap(y.slots))
 	for i, sl := range y.slots {
 		info[i] = slotInfo{doc: sl.doc, words: sl.words}
 	}
@@ -154,7 +154,9 @@ func (x *Index) readDocs(d *decoder) error {
 	if err != nil {
 		return err
 	}
-	x.slots = make([]slot, n)
+	// Room for a sixteenth more documents, so the stores after an open
+	// append in place rather than copying every slot (roomFor in ann).
+	x.slots = make([]slot, n, n+n/16+64)
 	next := uint64(0) // smallest number the next document may have
 	for i := range x.slots {
 		gap, err := d.uvarint()
@@ -182,7 +184,7 @@ func (x *Index) readTerms(d *decoder) error {
 	if err != nil {
 		return err
 	}
-	x.terms = make([]term, 0, n)
+	x.terms = make([]term, 0, n+n/16+64)
 	prev := ""
 	for i := range n {
 		text, err := d.text()
