@@ -65,6 +65,29 @@ func (s *store) grow(n int) {
 	s.rows = n
 }
 
+// roomFor is the capacity, in rows, an index restored with n rows is
+// given: a sixteenth more (at least 64), so the stores after an open
+// append in place. Without it the first store after opening a
+// 100,000-memory vault copied the whole int8 matrix (and the graph's
+// links) into a new one twice its size. Capacity never written is never
+// touched, so it costs address space, not resident memory.
+func roomFor(n int) int { return n + n/16 + 64 }
+
+// withRoom returns a slice of n zero elements with capacity c.
+func withRoom[T any](n, c int) []T { return make([]T, n, max(n, c)) }
+
+// reserve makes room for rows up to n and capacity for rows up to c:
+// what a restore allocates in one go.
+func (s *store) reserve(n, c int) {
+	if s.storage == F32 {
+		s.f32 = withRoom[float32](n*s.dim, c*s.dim)
+	} else {
+		s.i8 = withRoom[int8](n*s.dim, c*s.dim)
+		s.scales = withRoom[float32](n, c)
+	}
+	s.rows = n
+}
+
 func growSlice[T any](v []T, n int) []T {
 	if n <= cap(v) {
 		return v[:n]

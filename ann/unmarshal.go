@@ -151,7 +151,7 @@ func readRows(d *decoder, h header) (store, []uint64, error) {
 	if n*per > uint64(len(d.b)) {
 		return store{}, nil, corrupt("%d vectors do not fit in %d bytes", n, len(d.b))
 	}
-	keys := make([]uint64, h.n)
+	keys := withRoom[uint64](h.n, roomFor(h.n))
 	seen := make(map[uint64]struct{}, h.n)
 	for i := range keys {
 		keys[i] = d.u64()
@@ -161,7 +161,7 @@ func readRows(d *decoder, h header) (store, []uint64, error) {
 		seen[keys[i]] = struct{}{}
 	}
 	st := newStore(h.dim, h.opts.Storage)
-	st.grow(h.n)
+	st.reserve(h.n, roomFor(h.n))
 	if h.opts.Storage == Int8 {
 		for i := range st.scales {
 			s := math.Float32frombits(d.u32())
@@ -186,7 +186,7 @@ func readRows(d *decoder, h header) (store, []uint64, error) {
 }
 
 func restoreExact(h header, st store, keys []uint64) *Exact {
-	e := &Exact{st: st, keys: keys, alive: make([]bool, len(keys)), rowOf: make(map[uint64]int, len(keys)), opts: h.opts}
+	e := &Exact{st: st, keys: keys, alive: withRoom[bool](len(keys), roomFor(len(keys))), rowOf: make(map[uint64]int, len(keys)), opts: h.opts}
 	for r, k := range keys {
 		e.alive[r] = true
 		e.rowOf[k] = r
@@ -205,9 +205,10 @@ func readGraph(d *decoder, h header, st store, keys []uint64) (*HNSW, error) {
 	if (h.n == 0) != (entry == noEntry) || (h.n > 0 && entry >= uint32(h.n)) {
 		return nil, corrupt("bad entry point %d", entry)
 	}
-	g.levels = make([]int8, h.n)
-	g.upper = make([][]uint32, h.n)
-	g.l0 = make([]uint32, h.n*(g.m0+1))
+	room := roomFor(h.n)
+	g.levels = withRoom[int8](h.n, room)
+	g.upper = withRoom[[]uint32](h.n, room)
+	g.l0 = withRoom[uint32](h.n*(g.m0+1), room*(g.m0+1))
 	g.maxLevel = -1
 	for i, l := range levels {
 		if l > maxLevelCap {

@@ -65,7 +65,7 @@ func TestBenchTableThroughTheBinary(t *testing.T) {
 		"init": rep.InitMs, "open offline": rep.OpenOfflineMs, "open": rep.OpenMs, "search p50": rep.SearchP50Ms,
 		"mcp search p50": rep.MCPSearchP50Ms, "server rss": rep.ServerRSSMB, "daemon rss": rep.DaemonRSSLoadedMB,
 		"daemon rss after": rep.DaemonRSSBatchesMB, "store p50": rep.StoreP50Ms, "exact p50": rep.Exact.P50Ms,
-		"hnsw p50": rep.HNSW.P50Ms,
+		"hnsw p50": rep.HNSW.P50Ms, "first store": rep.FirstStoreMs, "search alloc": rep.SearchAllocKB,
 	} {
 		if !(v > 0) {
 			t.Errorf("%s = %v, want a measurement", name, v)
@@ -87,7 +87,7 @@ func TestBenchTableThroughTheBinary(t *testing.T) {
 	if err := rep.WriteText(&text); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"hybrid search at 600", "11.6 / 14.7 ms", "embedding daemon RSS", "store one memory"} {
+	for _, want := range []string{"hybrid search at 600", "11.6 / 14.7 ms", "embedding daemon RSS", "store one memory", "the first store after the open"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, text.String())
 		}

@@ -22,6 +22,12 @@ type Index struct {
 	freeTerms []uint32
 	docs      map[uint32]uint32 // document → slot
 	slots     []slot            // by slot
+	// info is each slot's document and length, parallel to slots: a query
+	// reads them for every record it touches, and 8 bytes a slot in
+	// posting order stay in cache where the 40-byte slots do not (at
+	// 100,000 records reading slots[s].words was a third of a query's
+	// accumulate).
+	info      []slotInfo
 	freeSlots []uint32
 	words     int64 // Σ words of live documents, for the BM25 average length
 
@@ -31,6 +37,7 @@ type Index struct {
 	counts  []uint32  // Add's scratch, by term id: occurrences in the document
 	seen    []uint32  // Add's scratch: the term ids counted
 	scratch sync.Pool // *searchScratch, one per concurrent query
+	hitPool sync.Pool // *[]Hit, a released Result's hits
 }
 
 // term is one vocabulary entry. slots is sorted; tfs is parallel to it.
@@ -47,6 +54,18 @@ type slot struct {
 	words uint32   // word tokens: the BM25 document length
 	terms []uint32 // distinct term ids, in first-occurrence order: what Delete must undo
 	live  bool
+}
+
+// slotInfo is what a query reads of a slot: its document and its BM25
+// length (the same as slots[s].doc and slots[s].words).
+type slotInfo struct {
+	doc, words uint32
+}
+
+// setSlot writes slot s and its info.
+func (x *Index) setSlot(s uint32, v slot) {
+	x.slots[s] = v
+	x.info[s] = slotInfo{doc: v.doc, words: v.words}
 }
 
 // New returns an empty index.
@@ -112,7 +131,7 @@ func (x *Index) Add(doc uint32, text string) {
 		x.counts[id] = 0
 	}
 	x.seen = ids
-	x.slots[s] = slot{doc: doc, words: words, terms: slices.Clone(ids), live: true}
+	x.setSlot(s, slot{doc: doc, words: words, terms: slices.Clone(ids), live: true})
 	x.docs[doc] = s
 	x.words += int64(words)
 }
@@ -128,7 +147,7 @@ func (x *Index) Delete(doc uint32) bool {
 		x.unpost(id, s)
 	}
 	x.words -= int64(x.slots[s].words)
-	x.slots[s] = slot{}
+	x.setSlot(s, slot{})
 	x.freeSlots = append(x.freeSlots, s)
 	delete(x.docs, doc)
 	return true
@@ -168,6 +187,7 @@ func (x *Index) takeSlot() uint32 {
 		return s
 	}
 	x.slots = append(x.slots, slot{})
+	x.info = append(x.info, slotInfo{})
 	return uint32(len(x.slots) - 1)
 }
 

@@ -116,6 +116,20 @@ type Result struct {
 // Len is the number of records found.
 func (r *Result) Len() int { return len(r.hits) }
 
+// Release hands the result's hits back to the index for the next query
+// to reuse: at 100,000 records a query finds thousands of records, and
+// allocating their hits anew each time was most of what a search left for
+// the garbage collector. The result (and every slice it returned) must
+// not be used after.
+func (r *Result) Release() {
+	if r == nil || r.x == nil || cap(r.hits) == 0 {
+		return
+	}
+	hits := r.hits[:0]
+	r.hits, r.sorted = nil, 0
+	r.x.hitPool.Put(&hits)
+}
+
 // Top returns the n hits with the strongest literal evidence, strongest
 // first: AND hits, then higher p_lex, then higher BM25, then lower doc.
 // This is the candidate pool: no record beyond it has a higher p_lex. The
@@ -166,7 +180,8 @@ func (r *Result) FindAll(docs []uint32) []Found {
 			sc.stamp[s], sc.where[s] = gen, int32(i)
 		}
 	}
-	var asked []Hit // the hits of the records asked for
+	asked := sc.asked[:0] // the hits of the records asked for
+	defer func() { sc.asked = asked[:0] }()
 	for _, h := range r.hits {
 		if s := h.slot; sc.stamp[s] == gen {
 			out[sc.where[s]] = Found{Hit: h, OK: true}
@@ -175,7 +190,9 @@ func (r *Result) FindAll(docs []uint32) []Found {
 	}
 	slices.SortFunc(asked, compareRank)
 	// before[k]: hits that precede asked[k] but not asked[k-1].
-	before := make([]int, len(asked)+1)
+	before := slices.Grow(sc.before[:0], len(asked)+1)[:len(asked)+1]
+	clear(before)
+	defer func() { sc.before = before[:0] }()
 	for i := range r.hits {
 		h := &r.hits[i]
 		lo, hi := 0, len(asked) // asked[lo:] are the first not preceding h
@@ -354,6 +371,8 @@ type searchScratch struct {
 	buckets     [][]uint32 // edit candidates by shared trigrams
 	runes       []rune     // a candidate term, for the edit distance
 	rows        [3][]int   // edit-distance rows
+	asked       []Hit      // FindAll: the hits of the records asked for
+	before      []int      // FindAll: hits counted before each asked one
 }
 
 type accum struct {
@@ -369,9 +388,13 @@ func (x *Index) getScratch() *searchScratch {
 		sc = &searchScratch{}
 	}
 	if len(sc.acc) < len(x.slots) {
-		sc.acc = make([]accum, len(x.slots))
-		sc.stamp = make([]uint32, len(x.slots))
-		sc.where = make([]int32, len(x.slots))
+		// Room for the slots of a sixteenth more documents: a store
+		// adding one slot then does not make every pooled scratch
+		// allocate its arrays again.
+		n := len(x.slots) + len(x.slots)/16 + 64
+		sc.acc = make([]accum, n)
+		sc.stamp = make([]uint32, n)
+		sc.where = make([]int32, n)
 		sc.gen = 0
 	}
 	return sc
@@ -613,7 +636,7 @@ func (x *Index) accumulate(r *Result, sc *searchScratch) {
 							touched = append(touched, s)
 							// The record's BM25 length norm, once per
 							// record rather than once per posting.
-							a.norm = bm25K1 * (1 - bm25B + bm25B*float64(x.slots[s].words)/avgWords)
+							a.norm = bm25K1 * (1 - bm25B + bm25B*float64(x.info[s].words)/avgWords)
 						}
 						credit(a, e, pt.tfs[j])
 					}
@@ -822,7 +845,12 @@ func (x *Index) collect(r *Result, sc *searchScratch) {
 			keep++
 		}
 	}
-	r.hits = make([]Hit, 0, keep)
+	r.hits = nil
+	if p, _ := x.hitPool.Get().(*[]Hit); p != nil && cap(*p) >= keep {
+		r.hits = (*p)[:0]
+	} else {
+		r.hits = make([]Hit, 0, keep)
+	}
 	for _, s := range sc.touched {
 		a := sc.acc[s]
 		sc.acc[s] = accum{}
@@ -830,7 +858,7 @@ func (x *Index) collect(r *Result, sc *searchScratch) {
 			continue
 		}
 		if p := rank.PLex(a.num, r.TotalInfo); p > 0 {
-			r.hits = append(r.hits, Hit{Doc: x.slots[s].doc, slot: s, PLex: p, BM25: a.bm, Matched: a.mask, All: a.mask == all})
+			r.hits = append(r.hits, Hit{Doc: x.info[s].doc, slot: s, PLex: p, BM25: a.bm, Matched: a.mask, All: a.mask == all})
 		}
 	}
 	if len(r.hits) == 0 {

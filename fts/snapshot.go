@@ -140,7 +140,11 @@ func (x *Index) UnmarshalBinary(data []byte) error {
 	if len(d.b) != 0 {
 		return fmt.Errorf("%w: %d trailing bytes", ErrCorrupt, len(d.b))
 	}
-	*x = Index{vocab: y.vocab, terms: y.terms, docs: y.docs, slots: y.slots,
+	info := make([]slotInfo, len(y.slots), cap(y.slots))
+	for i, sl := range y.slots {
+		info[i] = slotInfo{doc: sl.doc, words: sl.words}
+	}
+	*x = Index{vocab: y.vocab, terms: y.terms, docs: y.docs, slots: y.slots, info: info,
 		words: y.words, grams: y.grams, prefixes: y.prefixes}
 	return nil
 }
@@ -150,7 +154,9 @@ func (x *Index) readDocs(d *decoder) error {
 	if err != nil {
 		return err
 	}
-	x.slots = make([]slot, n)
+	// Room for a sixteenth more documents, so the stores after an open
+	// append in place rather than copying every slot (roomFor in ann).
+	x.slots = make([]slot, n, n+n/16+64)
 	next := uint64(0) // smallest number the next document may have
 	for i := range x.slots {
 		gap, err := d.uvarint()
@@ -178,7 +184,7 @@ func (x *Index) readTerms(d *decoder) error {
 	if err != nil {
 		return err
 	}
-	x.terms = make([]term, 0, n)
+	x.terms = make([]term, 0, n+n/16+64)
 	prev := ""
 	for i := range n {
 		text, err := d.text()

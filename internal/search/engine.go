@@ -53,6 +53,8 @@ type Engine struct {
 	cal  rank.Calibration
 	// reads is Options.Reads.
 	reads func(term string) bool
+	// scratch holds *gatherScratch: one per concurrent search.
+	scratch sync.Pool
 }
 
 type docState struct {

@@ -147,6 +147,13 @@ func (e *Engine) Search(q Query) ([]Result, error) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	r := run{e: e, q: q, lex: e.lex.Search(q.Text)}
+	// Nothing the results hold points into the literal result or the
+	// candidates, so both go back to be reused by the next query.
+	if reuseScratch {
+		defer r.lex.Release()
+		r.sc, _ = e.scratch.Get().(*gatherScratch)
+		defer func() { e.scratch.Put(r.sc) }()
+	}
 	r.semantic = q.Vector != nil && e.vec != nil && e.vec.Len() > 0
 	r.unseen = r.unseenShare()
 	r.entities, r.entityInfo, r.unknownNamed = r.namedTerms()
@@ -183,6 +190,24 @@ type run struct {
 	lastCos          float64
 	lastPLex         float64
 	rejected         int // candidates the filter turned away
+	sc               *gatherScratch
+}
+
+// reuseScratch selects reusing the candidate pool and the literal hits
+// from one search to the next; the tests switch it off to compare the
+// rankings with those of fresh allocations.
+var reuseScratch = true
+
+// gatherScratch is one search's candidate pool, kept for the next search
+// (a pool is some hundreds of candidates of a few hundred bytes each, and
+// allocating them anew each time kept the collector busy at 100,000
+// records). Each gather starts it afresh: a widened pool replaces the
+// last one whole.
+type gatherScratch struct {
+	slab  []candidate // candidates; a full slab is replaced, never grown under pointers into it
+	byDoc map[uint32]*candidate
+	cands []*candidate
+	docs  []uint32
 }
 
 // unseenShare is the share of the query's information (Σ I(t) over its
@@ -205,17 +230,34 @@ func (r *run) unseenShare() float64 {
 // Every candidate found literally at all gets its p_lex and literal rank,
 // even one only the vector pool brought in.
 func (r *run) gather(pool int) []*candidate {
-	byDoc := map[uint32]*candidate{}
-	var cands []*candidate
+	if r.sc == nil || !reuseScratch {
+		r.sc = &gatherScratch{byDoc: map[uint32]*candidate{}}
+	}
+	sc := r.sc
+	byDoc := sc.byDoc
+	clear(byDoc)
+	cands := sc.cands[:0]
+	if want := 2*pool + 16; cap(sc.slab) < want {
+		sc.slab = make([]candidate, 0, want)
+	}
+	slab := sc.slab[:0]
 	get := func(doc uint32) *candidate {
 		c := byDoc[doc]
 		if c == nil {
-			c = &candidate{doc: doc}
+			if len(slab) == cap(slab) {
+				// Never append past the capacity: the candidates
+				// already handed out point into slab.
+				c = &candidate{doc: doc}
+			} else {
+				slab = append(slab, candidate{doc: doc})
+				c = &slab[len(slab)-1]
+			}
 			byDoc[doc] = c
 			cands = append(cands, c)
 		}
 		return c
 	}
+	defer func() { sc.cands = cands[:0] }()
 	r.vecFull, r.vecRanked, r.lastCos = false, 0, 0
 	if r.semantic {
 		hits := r.e.vec.Search(r.q.Vector, pool)
@@ -251,10 +293,11 @@ func (r *run) gather(pool int) []*candidate {
 	}
 	// Every candidate the literal channel found at all gets its p_lex and
 	// its rank (BM25 order), also those the vector pool brought in.
-	docs := make([]uint32, len(cands))
-	for i, c := range cands {
-		docs[i] = c.doc
+	docs := sc.docs[:0]
+	for _, c := range cands {
+		docs = append(docs, c.doc)
 	}
+	sc.docs = docs[:0]
 	for i, f := range r.lex.FindAll(docs) {
 		if f.OK {
 			cands[i].lex, cands[i].rankLex = f.Hit, f.Rank

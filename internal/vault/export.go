@@ -7,6 +7,10 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
+	"math"
+	"os"
+	"runtime/debug"
+	"runtime/metrics"
 	"sort"
 	"strings"
 	"time"
@@ -158,6 +162,8 @@ const MaxImportLine = 1 << 20
 // batches stay stored. It reads the input as a stream: memory stays
 // bounded by one batch, whatever the input's size.
 func (v *Vault) Import(r io.Reader, defaultSource string, progress func(lines int)) (ImportResult, error) {
+	mem := boundImportMemory()
+	defer mem.done()
 	var res ImportResult
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), MaxImportLine)
@@ -177,6 +183,7 @@ func (v *Vault) Import(r io.Reader, defaultSource string, progress func(lines in
 			err = importStopped(err, res, done)
 		}
 		pending, lineNos = pending[:0], lineNos[:0]
+		mem.after()
 		if progress != nil {
 			progress(res.Lines)
 		}
@@ -208,6 +215,51 @@ func (v *Vault) Import(r io.Reader, defaultSource string, progress func(lines in
 	}
 	return res, flush()
 }
+
+// importMemory bounds an import's heap to a little above the vault's own.
+// An import holds nothing per line beyond its batch (the claim table is a
+// hash and a shared id per record); what grows is the vault's live heap,
+// and at Go's default the heap may reach twice that before a collection,
+// with each batch's garbage (decoded lines, sealed frames, embedding
+// scratch) and a checkpoint's transient copies on top. After each batch
+// it sets a soft memory limit (debug.SetMemoryLimit) of the live heap the
+// last collection found, times importHeadroom, plus importSlack: the
+// collector then works harder only when a checkpoint or a compaction
+// pushes the heap up, not between batches. A GOMEMLIMIT in the
+// environment, or a lower limit set by the caller, wins; the limit in
+// force before is put back at the end.
+type importMemory struct {
+	prev    int64
+	enabled bool
+}
+
+const (
+	importHeadroom = 1.5
+	importSlack    = 64 << 20
+)
+
+func boundImportMemory() *importMemory {
+	m := &importMemory{prev: debug.SetMemoryLimit(-1)}
+	m.enabled = os.Getenv("GOMEMLIMIT") == "" && m.prev == math.MaxInt64
+	return m
+}
+
+// after sets the limit from the live heap now.
+func (m *importMemory) after() {
+	if !m.enabled {
+		return
+	}
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(sample)
+	if sample[0].Value.Kind() != metrics.KindUint64 {
+		return
+	}
+	live := float64(sample[0].Value.Uint64())
+	debug.SetMemoryLimit(int64(live*importHeadroom) + importSlack)
+}
+
+// done puts the limit back.
+func (m *importMemory) done() { debug.SetMemoryLimit(m.prev) }
 
 // skipKind is why a record of an import was not the user's own.
 type skipKind uint8
