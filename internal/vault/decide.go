@@ -203,7 +203,8 @@ func contentOnly(words []string, fixed func(string) bool) []string {
 // For an opinion the stance words are dropped too (how the opinion is
 // held: prefer, like, think, would rather, …), as are auxiliaries,
 // be-forms, possessive pronouns, the light verbs use/take/have, the
-// time words of a changed mind (now, no longer), an intensifier of the
+// time words of a changed mind (now, nowadays, these days, no longer:
+// the stance and the object say what changed), an intensifier of the
 // stance (a big fan, really likes) and a positive judgement (good, right,
 // sensible, better); a negative stance (dislike, hate) or judgement (bad,
 // wrong, worse, overkill) leaves its "not".
@@ -249,6 +250,7 @@ func canonicalWords(words []string, opinion bool) []string {
 			case opinionFiller(w) || positiveJudgement[w],
 				intensifiers[w] && (opinionFiller(next) || negativeStance(next)),
 				(w == "longer" || w == "anymore") && len(out) > 0 && out[len(out)-1] == "not",
+				w == "days" && i > 0 && words[i-1] == "these",
 				changeVerbs[w] && i > 0 && (words[i-1] == "has" || words[i-1] == "have" || words[i-1] == "had"):
 				continue
 			}
@@ -285,7 +287,7 @@ var (
 	// opinionFunction words carry no content of an opinion.
 	opinionFunction = setOf("is", "are", "was", "were", "be", "been", "am", "do", "does", "did",
 		"his", "her", "their", "its", "my", "our", "your", "that", "use", "take", "have", "has", "having", "using", "taking",
-		"now", "want", "wants", "wanted")
+		"now", "nowadays", "want", "wants", "wanted")
 	// Judgements held for or against the thing an opinion is about: "X is
 	// the right default" holds X as "X is a sensible default" does.
 	positiveJudgement = setOf("good", "great", "right", "sensible", "best", "better", "ideal", "excellent",

@@ -89,6 +89,22 @@ func TestDecideOpinion(t *testing.T) {
 			{"Lena likes tea.", "Lena no longer likes tea.", OpinionConflict},
 			{"Marcus prefers milk chocolate.", "Marcus prefers chocolate milk.", OpinionUnrelated}, // two things: both stand
 			{"Lena dislikes tea.", "Lena no longer likes tea.", OpinionSame},
+			// A noun said as a gerund with its object ([complements]).
+			{"Ines likes batch deploys.", "Ines prefers batch-deploying services.", OpinionSame},
+			{"Ines likes batch deploys on Fridays.", "Ines prefers batch-deploying small services on Fridays.", OpinionSame},
+			{"Ines likes batch deploys.", "Ines now prefers batch-deploying services.", OpinionConflict},
+			{"Ines likes batch deploys.", "Ines prefers batch-deploying services these days.", OpinionConflict},
+			{"Ines likes batch deploys.", "Ines prefers batch-deploying at night.", OpinionConflict},
+			{"Ines likes batch deploys.", "Ines prefers batch-deploying 3 services.", OpinionConflict},
+			{"Ines likes batch deploys.", "Ines prefers batch-deploying Kafka consumers.", OpinionConflict},
+			{"Ines likes batch deploys.", "Ines doesn't like batch-deploying services.", OpinionConflict},
+			{"Ines likes batch deploys.", "Ines prefers batch-deploying services less.", OpinionConflict},
+			{"Ines likes batch deploys.", "Ines prefers batch-deploying services over containers.", OpinionConflict},
+			{"Ines likes batch deploys.", "Ines prefers batch-deploying services instead.", OpinionConflict},
+			{"Ines likes batch deploying.", "Ines prefers batch deploys of services.", OpinionConflict},
+			// The time words of a changed mind say nothing about the aspect.
+			{"Ines likes green tea.", "Ines likes green tea these days.", OpinionSame},
+			{"Ines likes green tea.", "Nowadays Ines likes green tea.", OpinionSame},
 		} {
 			if got := DecideOpinion(tc.a, tc.b, 1, cal); got != tc.want {
 				t.Errorf("%s: DecideOpinion(%q, %q) = %v, want %v", name, tc.a, tc.b, got, tc.want)
