@@ -126,6 +126,10 @@ func (v OpinionVerdict) String() string {
 // re-affirmed. Agreeing as opinions lets the stance verbs differ
 // (prefers/likes/thinks/would rather: how an opinion is held, not what it
 // is about), but never the things preferred, their order, or a negation.
+// The one rule that lets words be added beyond function words (a noun
+// said as a gerund with its object, [complements]) is held back when
+// either text says the mind changed ([changeMarked]); a marker never
+// makes a pair "same", and its absence never proves a restatement.
 func DecideOpinion(old, text string, cos float64, cal rank.Calibration) OpinionVerdict {
 	a, b := parseOpinion(old), parseOpinion(text)
 	shared, named := sameAspect(a, b)
