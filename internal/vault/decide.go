@@ -18,6 +18,9 @@ import (
 // negations of both sides written one way. Any difference there keeps
 // both: a distinct fact, or for an opinion on the same topic a conflict
 // the writer resolves with supersedes. Nothing is ever folded silently.
+// One fold needs no cosine: an opinion of the same holder whose object is
+// the same content words in the same order ([DecideOpinion]); the model
+// can only be wrong there, never more right than the words.
 
 // Calibration is what the loaded model's cosines mean, with the vault's
 // similarity settings, when set, in place of the model's thresholds: what
@@ -107,11 +110,16 @@ func (v OpinionVerdict) String() string {
 // ([parseOpinion]):
 //
 //	unrelated if the holders differ, or the objects share no aspect word
-//	          ([sameAspect]), or cos < same_topic (cos < cos_floor when
-//	          the shared word is a name: the model need only not call
-//	          them unrelated)
+//	          ([sameAspect])
+//	same      else if the objects are the same content words in the same
+//	          order up to function words ([elaborates]), whatever the
+//	          cosine
+//	unrelated else if cos < same_topic (cos < cos_floor when the shared
+//	          word is a name: the model need only not call them
+//	          unrelated)
 //	same      else if cos ≥ same_meaning and the objects agree literally
-//	          as opinions ([restates])
+//	          as opinions otherwise ([restates]: two plain words swapped
+//	          after a possessive, a noun said as a gerund with its object)
 //	conflict  otherwise
 //
 // A shared name ("Trello", "Terraform", "Kafka") is the strongest literal
@@ -134,7 +142,16 @@ func DecideOpinion(old, text string, cos float64, cal rank.Calibration) OpinionV
 	a, b := parseOpinion(old), parseOpinion(text)
 	shared, named := sameAspect(a, b)
 	switch {
-	case !sameHolder(a, b) || !shared || !(cal.OnSameTopic(cos) || named && cos >= cal.CosFloor):
+	case !sameHolder(a, b) || !shared:
+		return OpinionUnrelated
+	case elaborates(a.object, b.object, func(w string) bool { return a.fixed[w] || b.fixed[w] }):
+		// Every content word of the objects agrees, in order: nothing a
+		// cosine could add. The bundled model puts such restatements of
+		// words it knows little ("Nadia finds Kubernetes
+		// overcomplicated." / "Nadia thinks Kubernetes is too
+		// complicated.": 0.19) below its floor.
+		return OpinionSame
+	case !(cal.OnSameTopic(cos) || named && cos >= cal.CosFloor):
 		return OpinionUnrelated
 	case cal.SaysSame(cos) && restates(a, b):
 		return OpinionSame
@@ -180,7 +197,7 @@ func elaborates(a, b []string, fixed func(string) bool) bool {
 		return false
 	}
 	for i := range a {
-		if !fts.SameWord(a[i], b[i]) {
+		if !sameOpinionWord(a[i], b[i]) {
 			return false
 		}
 	}

@@ -189,7 +189,7 @@ func sameAspect(a, b opinionParts) (shared, named bool) {
 	wb := aspectWords(b)
 	for _, x := range aspectWords(a) {
 		for _, y := range wb {
-			if fts.SameWord(x.word, y.word) && (x.fixed || y.fixed || x.head == y.head) {
+			if sameOpinionWord(x.word, y.word) && (x.fixed || y.fixed || x.head == y.head) {
 				shared = true
 				named = named || x.fixed && y.fixed
 			}
@@ -262,7 +262,7 @@ func complements(a, b opinionParts, fixed func(string) bool) bool {
 	}
 	for k := range x {
 		noun, gerund := x[k], y[k]
-		if !slices.EqualFunc(x[:k], y[:k], fts.SameWord) || !slices.EqualFunc(x[k+1:], y[k+1+m:], fts.SameWord) ||
+		if !slices.EqualFunc(x[:k], y[:k], sameOpinionWord) || !slices.EqualFunc(x[k+1:], y[k+1+m:], sameOpinionWord) ||
 			fixed(noun) || strings.HasSuffix(noun, "ing") || !strings.HasSuffix(gerund, "ing") || !fts.SameWord(noun, gerund) {
 			continue
 		}
@@ -283,6 +283,26 @@ func directlyAfter(object []string, w string, added []string) bool {
 		}
 	}
 	return false
+}
+
+// sameOpinionWord is [fts.SameWord] with the regular plural of a
+// three-letter noun too (bus/buses, tea/teas, car/cars), which the literal
+// channel leaves alone (its inflections start at four letters, where a
+// prefix index can find them): "would rather take the bus than a taxi"
+// restates "prefers buses over taxis". Only the opinion rules compare
+// with it; a fact's words agree by [fts.SameWord] alone.
+func sameOpinionWord(a, b string) bool {
+	if fts.SameWord(a, b) {
+		return true
+	}
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	if utf8.RuneCountInString(a) != 3 || strings.IndexFunc(a, func(r rune) bool { return !unicode.IsLetter(r) }) >= 0 {
+		return false
+	}
+	// "news" is no plural of "new".
+	return b == a+"s" && b != "news" || b == a+"es" && strings.ContainsRune("sxz", rune(a[len(a)-1]))
 }
 
 // maxComplementWords bounds the object a gerund may add ([complements]).
