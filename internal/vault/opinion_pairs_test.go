@@ -64,3 +64,29 @@ func TestStoreOpinionPairsInOtherWords(t *testing.T) {
 		}
 	}
 }
+
+// A restatement the model puts far away (0.19) is found among many
+// opinions by the literal channel, and re-affirmed.
+func TestRestatementFarByCosineFoundLiterally(t *testing.T) {
+	enc, err := embed.OpenStatic()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, enc)
+	v := h.open("user")
+	first := h.store(v, StoreRequest{Text: "Nadia finds Kubernetes overcomplicated.", Kind: KindOpinion})
+	holders := []string{"Ines", "Tomas", "Kofi", "Oskar", "Priya", "Elin"}
+	things := []string{"window seats", "rye bread", "paper notebooks", "jazz records", "board games", "audiobooks",
+		"cold showers", "spicy food"}
+	for i, who := range holders {
+		for j, what := range things {
+			if (i+j)%2 == 0 {
+				h.store(v, StoreRequest{Text: who + " thinks " + what + " are too complicated.", Kind: KindOpinion})
+			}
+		}
+	}
+	r := h.store(v, StoreRequest{Text: "Nadia thinks Kubernetes is too complicated.", Kind: KindOpinion})
+	if !r.Reaffirmed || r.ID != first.ID {
+		t.Fatalf("%+v, want %s re-affirmed", r, first.ID)
+	}
+}

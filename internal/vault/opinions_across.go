@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/compartment/compartment/fts"
+	"github.com/compartment/compartment/internal/search"
 )
 
 // Opinions across namespaces. Each agent stores into its own namespace
@@ -65,10 +66,31 @@ func (v *Vault) opinionsSimilarTo(b *batch, r *Record) []similarHit {
 	} else {
 		vec := r.Vectors.Float32()[0]
 		ix := v.st.index
-		near, err := ix.engine.Nearest(vec, 8, func(doc uint32) bool { return keep(ix.recOf[doc]) })
+		filter := func(doc uint32) bool { return keep(ix.recOf[doc]) }
+		near, err := ix.engine.Nearest(vec, 8, filter)
+		seen := map[uint32]bool{}
 		if err == nil {
 			for _, n := range near {
 				hits = append(hits, similarHit{ix.recOf[n.Doc], n.Cos})
+				seen[n.Doc] = true
+			}
+		}
+		// And the literal channel's best: a restatement in words the
+		// model knows little can sit far from r by cosine and still agree
+		// word for word ([DecideOpinion] re-affirms it whatever the
+		// cosine). Each comes with its true cosine, or -1 when its vectors
+		// are not at hand, so it can never conflict on a guessed one.
+		lit, err := ix.engine.Search(search.Query{Text: r.Text, TopK: 8, Filter: filter, Now: v.now()})
+		if err == nil {
+			for _, l := range lit {
+				if seen[l.Doc] {
+					continue
+				}
+				rec, cos := ix.recOf[l.Doc], -1.0
+				if rec.Vectors != nil {
+					cos = bestCos(rec.Vectors.Float32(), vec)
+				}
+				hits = append(hits, similarHit{rec, cos})
 			}
 		}
 		for _, rec := range b.placed {
