@@ -74,6 +74,9 @@ func (c *SearchCmd) Run(app *App) error {
 		if h.UpdatedBy != "" {
 			fmt.Fprintf(app.Stdout, "       not current: updated by %s\n", h.UpdatedBy[:12])
 		}
+		if h.MaybeUpdatedBy != "" {
+			fmt.Fprintf(app.Stdout, "       may not be current: %s, newer, names another choice\n", h.MaybeUpdatedBy[:12])
+		}
 		if c.Explain && h.Explain != nil {
 			printExplain(app, h)
 		}

@@ -28,10 +28,14 @@ type Hit struct {
 	ValidThen string `json:"valid_then,omitempty"`
 	// UpdatedBy names the newer opinion (ranked above) that updates this
 	// one: this one is not the holder's current opinion.
-	UpdatedBy   string             `json:"updated_by,omitempty"`
-	Quarantined bool               `json:"quarantined,omitempty"`
-	Warning     string             `json:"warning,omitempty"`
-	Explain     *vault.Explanation `json:"explain,omitempty"`
+	UpdatedBy string `json:"updated_by,omitempty"`
+	// MaybeUpdatedBy names a newer opinion of the same holder (ranked
+	// above) naming another choice, where neither says what it is a
+	// choice of: this one may not be current (a hint; nothing changed).
+	MaybeUpdatedBy string             `json:"maybe_updated_by,omitempty"`
+	Quarantined    bool               `json:"quarantined,omitempty"`
+	Warning        string             `json:"warning,omitempty"`
+	Explain        *vault.Explanation `json:"explain,omitempty"`
 }
 
 // Answer is a whole search result.
@@ -52,7 +56,7 @@ func HitOf(h vault.SearchHit) Hit {
 	o := Hit{
 		ID: h.ID, Text: h.Text, Source: h.Source, Discovered: h.Discovered, Created: Stamp(h.Created),
 		Namespace: h.Namespace, Tags: h.Tags, Importance: h.Importance, Kind: h.Kind, Score: h.Score,
-		Confidence: h.Confidence, Match: h.Match, ValidThen: h.ValidThen, UpdatedBy: h.UpdatedBy,
+		Confidence: h.Confidence, Match: h.Match, ValidThen: h.ValidThen, UpdatedBy: h.UpdatedBy, MaybeUpdatedBy: h.MaybeUpdatedBy,
 		Quarantined: h.Quarantined, Warning: h.Warning, Explain: h.Explain,
 	}
 	if o.Tags == nil {

@@ -41,8 +41,9 @@ func TestOpinionAcrossNamespacesOverMCP(t *testing.T) {
 	}
 	zed := opinion(user, "Lena prefers Zed as her editor.", nil)
 	tea := opinion(user, "Lena likes tea.", nil)
+	bareZed := opinion(user, "Priya prefers Zed.", nil)
 	user.close()
-	if !zed.Stored || !tea.Stored {
+	if !zed.Stored || !tea.Stored || !bareZed.Stored {
 		t.Fatalf("main's opinions: %+v %+v", zed, tea)
 	}
 
@@ -87,5 +88,35 @@ func TestOpinionAcrossNamespacesOverMCP(t *testing.T) {
 	}
 	if helixAt < 0 || (zedAt >= 0 && zedAt < helixAt) {
 		t.Fatalf("search %+v: want Helix (%s) above Zed (%s)", s.Results, linked.ID, zed.ID)
+	}
+
+	// Bare choices name no aspect: stored apart, unlinked, and search
+	// marks the older maybe_updated_by the newer.
+	bareHelix := opinion(claude, "Priya prefers Helix.", nil)
+	if !bareHelix.Stored || len(bareHelix.Conflicts) > 0 {
+		t.Fatalf("claude's bare Helix: %+v, want stored on its own", bareHelix)
+	}
+	var m struct {
+		Results []struct {
+			ID             string `json:"id"`
+			UpdatedBy      string `json:"updated_by"`
+			MaybeUpdatedBy string `json:"maybe_updated_by"`
+		} `json:"results"`
+	}
+	claude.ok("memory_search", map[string]any{"query": "Which editor does Priya prefer?", "top_k": 5}, &m)
+	helixAt, zedAt = -1, -1
+	for i, h := range m.Results {
+		switch h.ID {
+		case bareHelix.ID:
+			helixAt = i
+		case bareZed.ID:
+			zedAt = i
+			if h.MaybeUpdatedBy != bareHelix.ID || h.UpdatedBy != "" {
+				t.Errorf("main's bare Zed: maybe_updated_by %q updated_by %q, want maybe updated by %s only", h.MaybeUpdatedBy, h.UpdatedBy, bareHelix.ID)
+			}
+		}
+	}
+	if helixAt < 0 || zedAt < 0 || zedAt < helixAt {
+		t.Fatalf("search %+v: want bare Helix (%s) above bare Zed (%s)", m.Results, bareHelix.ID, bareZed.ID)
 	}
 }

@@ -18,6 +18,9 @@ import (
 // negations of both sides written one way. Any difference there keeps
 // both: a distinct fact, or for an opinion on the same topic a conflict
 // the writer resolves with supersedes. Nothing is ever folded silently.
+// One fold needs no cosine: an opinion of the same holder whose object is
+// the same content words in the same order ([DecideOpinion]); the model
+// can only be wrong there, never more right than the words.
 
 // Calibration is what the loaded model's cosines mean, with the vault's
 // similarity settings, when set, in place of the model's thresholds: what
@@ -107,11 +110,16 @@ func (v OpinionVerdict) String() string {
 // ([parseOpinion]):
 //
 //	unrelated if the holders differ, or the objects share no aspect word
-//	          ([sameAspect]), or cos < same_topic (cos < cos_floor when
-//	          the shared word is a name: the model need only not call
-//	          them unrelated)
+//	          ([sameAspect])
+//	same      else if the objects are the same content words in the same
+//	          order up to function words ([elaborates]), whatever the
+//	          cosine
+//	unrelated else if cos < same_topic (cos < cos_floor when the shared
+//	          word is a name: the model need only not call them
+//	          unrelated)
 //	same      else if cos ≥ same_meaning and the objects agree literally
-//	          as opinions ([restates])
+//	          as opinions otherwise ([restates]: two plain words swapped
+//	          after a possessive, a noun said as a gerund with its object)
 //	conflict  otherwise
 //
 // A shared name ("Trello", "Terraform", "Kafka") is the strongest literal
@@ -126,11 +134,24 @@ func (v OpinionVerdict) String() string {
 // re-affirmed. Agreeing as opinions lets the stance verbs differ
 // (prefers/likes/thinks/would rather: how an opinion is held, not what it
 // is about), but never the things preferred, their order, or a negation.
+// The one rule that lets words be added beyond function words (a noun
+// said as a gerund with its object, [complements]) is held back when
+// either text says the mind changed ([changeMarked]); a marker never
+// makes a pair "same", and its absence never proves a restatement.
 func DecideOpinion(old, text string, cos float64, cal rank.Calibration) OpinionVerdict {
 	a, b := parseOpinion(old), parseOpinion(text)
 	shared, named := sameAspect(a, b)
 	switch {
-	case !sameHolder(a, b) || !shared || !(cal.OnSameTopic(cos) || named && cos >= cal.CosFloor):
+	case !sameHolder(a, b) || !shared:
+		return OpinionUnrelated
+	case elaborates(a.object, b.object, func(w string) bool { return a.fixed[w] || b.fixed[w] }):
+		// Every content word of the objects agrees, in order: nothing a
+		// cosine could add. The bundled model puts such restatements of
+		// words it knows little ("Nadia finds Kubernetes
+		// overcomplicated." / "Nadia thinks Kubernetes is too
+		// complicated.": 0.19) below its floor.
+		return OpinionSame
+	case !(cal.OnSameTopic(cos) || named && cos >= cal.CosFloor):
 		return OpinionUnrelated
 	case cal.SaysSame(cos) && restates(a, b):
 		return OpinionSame
@@ -176,7 +197,7 @@ func elaborates(a, b []string, fixed func(string) bool) bool {
 		return false
 	}
 	for i := range a {
-		if !fts.SameWord(a[i], b[i]) {
+		if !sameOpinionWord(a[i], b[i]) {
 			return false
 		}
 	}
@@ -203,7 +224,8 @@ func contentOnly(words []string, fixed func(string) bool) []string {
 // For an opinion the stance words are dropped too (how the opinion is
 // held: prefer, like, think, would rather, …), as are auxiliaries,
 // be-forms, possessive pronouns, the light verbs use/take/have, the
-// time words of a changed mind (now, no longer), an intensifier of the
+// time words of a changed mind (now, nowadays, these days, no longer:
+// the stance and the object say what changed), an intensifier of the
 // stance (a big fan, really likes) and a positive judgement (good, right,
 // sensible, better); a negative stance (dislike, hate) or judgement (bad,
 // wrong, worse, overkill) leaves its "not".
@@ -249,6 +271,7 @@ func canonicalWords(words []string, opinion bool) []string {
 			case opinionFiller(w) || positiveJudgement[w],
 				intensifiers[w] && (opinionFiller(next) || negativeStance(next)),
 				(w == "longer" || w == "anymore") && len(out) > 0 && out[len(out)-1] == "not",
+				w == "days" && i > 0 && words[i-1] == "these",
 				changeVerbs[w] && i > 0 && (words[i-1] == "has" || words[i-1] == "have" || words[i-1] == "had"):
 				continue
 			}
@@ -285,7 +308,7 @@ var (
 	// opinionFunction words carry no content of an opinion.
 	opinionFunction = setOf("is", "are", "was", "were", "be", "been", "am", "do", "does", "did",
 		"his", "her", "their", "its", "my", "our", "your", "that", "use", "take", "have", "has", "having", "using", "taking",
-		"now", "want", "wants", "wanted")
+		"now", "nowadays", "want", "wants", "wanted")
 	// Judgements held for or against the thing an opinion is about: "X is
 	// the right default" holds X as "X is a sensible default" does.
 	positiveJudgement = setOf("good", "great", "right", "sensible", "best", "better", "ideal", "excellent",

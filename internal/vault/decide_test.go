@@ -89,6 +89,26 @@ func TestDecideOpinion(t *testing.T) {
 			{"Lena likes tea.", "Lena no longer likes tea.", OpinionConflict},
 			{"Marcus prefers milk chocolate.", "Marcus prefers chocolate milk.", OpinionUnrelated}, // two things: both stand
 			{"Lena dislikes tea.", "Lena no longer likes tea.", OpinionSame},
+			// A noun said as a gerund with its object ([complements]).
+			{"Ines likes batch deploys.", "Ines prefers batch-deploying services.", OpinionSame},
+			{"Ines likes batch deploys on Fridays.", "Ines prefers batch-deploying small services on Fridays.", OpinionSame},
+			{"Ines likes batch deploys.", "Ines now prefers batch-deploying services.", OpinionConflict},
+			{"Ines likes batch deploys.", "Ines prefers batch-deploying services these days.", OpinionConflict},
+			{"Ines likes batch deploys.", "Ines prefers batch-deploying at night.", OpinionConflict},
+			{"Ines likes batch deploys.", "Ines prefers batch-deploying 3 services.", OpinionConflict},
+			{"Ines likes batch deploys.", "Ines prefers batch-deploying Kafka consumers.", OpinionConflict},
+			{"Ines likes batch deploys.", "Ines doesn't like batch-deploying services.", OpinionConflict},
+			{"Ines likes batch deploys.", "Ines prefers batch-deploying services less.", OpinionConflict},
+			{"Ines likes batch deploys.", "Ines prefers batch-deploying services over containers.", OpinionConflict},
+			{"Ines likes batch deploys.", "Ines prefers batch-deploying services instead.", OpinionConflict},
+			{"Ines likes batch deploying.", "Ines prefers batch deploys of services.", OpinionConflict},
+			// The plural of a three-letter noun ([sameOpinionWord]).
+			{"Ines prefers buses over taxis within the city.", "Within the city, Ines would rather take the bus than a taxi.", OpinionSame},
+			{"Ines likes news podcasts.", "Ines likes new podcasts.", OpinionConflict},
+			{"Ines prefers buses over cars.", "Ines prefers cars over buses.", OpinionConflict},
+			// The time words of a changed mind say nothing about the aspect.
+			{"Ines likes green tea.", "Ines likes green tea these days.", OpinionSame},
+			{"Ines likes green tea.", "Nowadays Ines likes green tea.", OpinionSame},
 		} {
 			if got := DecideOpinion(tc.a, tc.b, 1, cal); got != tc.want {
 				t.Errorf("%s: DecideOpinion(%q, %q) = %v, want %v", name, tc.a, tc.b, got, tc.want)
@@ -96,6 +116,28 @@ func TestDecideOpinion(t *testing.T) {
 		}
 		if got := DecideOpinion("Marcus likes green tea.", "Marcus dislikes green tea.", cal.SameTopic-0.01, cal); got != OpinionUnrelated {
 			t.Errorf("%s: below same_topic: %v, want unrelated", name, got)
+		}
+		// Objects that agree word for word are one opinion whatever the
+		// cosine (the bundled model gives the first pair 0.19); any other
+		// difference still needs the model.
+		for _, c := range []float64{-1, 0, cal.CosFloor - 0.01} {
+			for _, p := range [][2]string{
+				{"Nadia finds Kubernetes overcomplicated.", "Nadia thinks Kubernetes is too complicated."},
+				{"Kofi dislikes calls in the evening.", "Kofi doesn't like having calls in the evenings."},
+			} {
+				if got := DecideOpinion(p[0], p[1], c, cal); got != OpinionSame {
+					t.Errorf("%s: %q then %q at cos %.2f: %v, want same", name, p[0], p[1], c, got)
+				}
+			}
+			for _, p := range [][2]string{
+				{"Nadia finds Kubernetes overcomplicated.", "Nadia finds Kubernetes not overcomplicated."},
+				{"Kofi dislikes calls in the evening.", "Kofi dislikes calls in the morning."},
+				{"Tomas likes batch exports.", "Tomas prefers batch-exporting invoices."},
+			} {
+				if got := DecideOpinion(p[0], p[1], c, cal); got != OpinionUnrelated {
+					t.Errorf("%s: %q then %q at cos %.2f: %v, want unrelated (the model must say same topic)", name, p[0], p[1], c, got)
+				}
+			}
 		}
 		// A shared name needs only the model's floor.
 		jira, jiraNow := "Marcus likes Jira for planning.", "Marcus has grown tired of Jira and would rather use Linear."

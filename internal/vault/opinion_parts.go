@@ -45,12 +45,14 @@ type opinionParts struct {
 	// possessed are the words right after a possessive pronoun ("his
 	// coffee black"): the head of an object with its complement after it.
 	possessed map[string]bool
+	// changed: the text says its holder's mind changed ([changeMarked]).
+	changed bool
 }
 
 // parseOpinion splits an opinion into holder and object ([opinionParts]).
 func parseOpinion(text string) opinionParts {
 	words := fts.Words(frontedLast(text))
-	p := opinionParts{fixed: fixedWords(text), possessed: possessedWords(words)}
+	p := opinionParts{fixed: fixedWords(text), possessed: possessedWords(words), changed: changeMarked(words)}
 	at := holderEnd(words)
 	if at < 0 {
 		p.object = canonicalWords(words, true)
@@ -187,7 +189,7 @@ func sameAspect(a, b opinionParts) (shared, named bool) {
 	wb := aspectWords(b)
 	for _, x := range aspectWords(a) {
 		for _, y := range wb {
-			if fts.SameWord(x.word, y.word) && (x.fixed || y.fixed || x.head == y.head) {
+			if sameOpinionWord(x.word, y.word) && (x.fixed || y.fixed || x.head == y.head) {
 				shared = true
 				named = named || x.fixed && y.fixed
 			}
@@ -201,7 +203,8 @@ func sameAspect(a, b opinionParts) (shared, named bool) {
 // become so when two neighbouring words of one are swapped where one side
 // puts a complement after a possessed head ("likes his coffee black" =
 // "prefers black coffee"; "milk chocolate" is not "chocolate milk"),
-// neither of them a name, a number, a negation or a comparison.
+// neither of them a name, a number, a negation or a comparison; or one
+// says the other's last noun as a gerund with its object ([complements]).
 func restates(a, b opinionParts) bool {
 	fixed := func(w string) bool { return a.fixed[w] || b.fixed[w] }
 	if elaborates(a.object, b.object, fixed) {
@@ -219,6 +222,115 @@ func restates(a, b opinionParts) bool {
 			if elaborates(swapped, side[1].object, fixed) {
 				return true
 			}
+		}
+	}
+	return complements(a, b, fixed)
+}
+
+// complements reports whether one object is the other with one noun said
+// as a gerund with what it acts on right after it ("likes squash merges"
+// = "prefers squash-merging pull requests", "likes rebases for hotfixes" =
+// "likes rebasing feature branches for hotfixes"): every other word
+// agrees in order ([elaborates]), the gerund is an inflection of the noun
+// ([fts.SameWord]), and the words added are one to [maxComplementWords]
+// plain content words directly after the gerund (its object, not a
+// context: "reviewing at night" adds a when, and stays a conflict): no
+// name or number, negation, comparison, degree or restricting word
+// ([aspectStop]), and no stance.
+//
+// A gerund's object is what the noun already acts on, so nothing is
+// replaced and no stance moves; but an added object is also how a refined
+// or changed opinion can read, so the rule holds only while neither
+// opinion says its holder's mind changed ([changeMarked]): "Marcus likes
+// rebases" then "Marcus now prefers rebasing feature branches" stays a
+// conflict for the writer to resolve.
+func complements(a, b opinionParts, fixed func(string) bool) bool {
+	if a.changed || b.changed {
+		return false
+	}
+	short, long := a, b
+	if len(contentOnly(a.object, fixed)) > len(contentOnly(b.object, fixed)) {
+		short, long = b, a
+	}
+	x, y := contentOnly(short.object, fixed), contentOnly(long.object, fixed)
+	m := len(y) - len(x)
+	if len(x) == 0 || m < 1 || m > maxComplementWords {
+		return false
+	}
+	plain := func(w string) bool {
+		return !fixed(w) && movable(w, a, b) && !aspectStop[w] && !opinionFiller(w) && strings.IndexFunc(w, unicode.IsDigit) < 0
+	}
+	for k := range x {
+		noun, gerund := x[k], y[k]
+		if !slices.EqualFunc(x[:k], y[:k], sameOpinionWord) || !slices.EqualFunc(x[k+1:], y[k+1+m:], sameOpinionWord) ||
+			fixed(noun) || strings.HasSuffix(noun, "ing") || !strings.HasSuffix(gerund, "ing") || !fts.SameWord(noun, gerund) {
+			continue
+		}
+		added := y[k+1 : k+1+m]
+		if !slices.ContainsFunc(added, func(w string) bool { return !plain(w) }) && directlyAfter(long.object, gerund, added) {
+			return true
+		}
+	}
+	return false
+}
+
+// directlyAfter reports whether the words added follow the word w at once
+// in an object's words, with no function word between.
+func directlyAfter(object []string, w string, added []string) bool {
+	for i, o := range object {
+		if o == w && slices.Equal(object[i+1:min(len(object), i+1+len(added))], added) {
+			return true
+		}
+	}
+	return false
+}
+
+// sameOpinionWord is [fts.SameWord] with the regular plural of a
+// three-letter noun too (bus/buses, tea/teas, car/cars), which the literal
+// channel leaves alone (its inflections start at four letters, where a
+// prefix index can find them): "would rather take the bus than a taxi"
+// restates "prefers buses over taxis". Only the opinion rules compare
+// with it; a fact's words agree by [fts.SameWord] alone.
+func sameOpinionWord(a, b string) bool {
+	if fts.SameWord(a, b) {
+		return true
+	}
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	if utf8.RuneCountInString(a) != 3 || strings.IndexFunc(a, func(r rune) bool { return !unicode.IsLetter(r) }) >= 0 {
+		return false
+	}
+	// "news" is no plural of "new".
+	return b == a+"s" && b != "news" || b == a+"es" && strings.ContainsRune("sxz", rune(a[len(a)-1]))
+}
+
+// maxComplementWords bounds the object a gerund may add ([complements]).
+const maxComplementWords = 3
+
+// changeMarked reports whether an opinion's words say its holder's mind
+// changed: "now", "nowadays", "these days", "anymore", "any more", "no
+// longer", "instead", "used to", "switched", "changed … mind", or a
+// change verb after has/have/had ("has come to", "has gone off", "has
+// grown tired of"). General English, read on the words as cut by the
+// literal channel. Its presence is evidence of an update; its absence is
+// no evidence of a restatement, so it only ever holds back a rule that
+// would re-affirm.
+func changeMarked(words []string) bool {
+	for i, w := range words {
+		next := ""
+		if i+1 < len(words) {
+			next = words[i+1]
+		}
+		switch {
+		case w == "now" || w == "nowadays" || w == "anymore" || w == "instead" || w == "switched",
+			w == "these" && next == "days",
+			w == "any" && next == "more",
+			w == "no" && next == "longer",
+			w == "used" && next == "to",
+			(w == "changed" || w == "change") && slices.Contains(words[i+1:], "mind"),
+			(w == "has" || w == "have" || w == "had") && changeVerbs[next]:
+			return true
 		}
 	}
 	return false

@@ -1,6 +1,11 @@
 package vault
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/compartment/compartment/fts"
+	"github.com/compartment/compartment/internal/search"
+)
 
 // Opinions across namespaces. Each agent stores into its own namespace
 // (its default: "main" for the user, the agent's name for an agent), but an
@@ -61,10 +66,31 @@ func (v *Vault) opinionsSimilarTo(b *batch, r *Record) []similarHit {
 	} else {
 		vec := r.Vectors.Float32()[0]
 		ix := v.st.index
-		near, err := ix.engine.Nearest(vec, 8, func(doc uint32) bool { return keep(ix.recOf[doc]) })
+		filter := func(doc uint32) bool { return keep(ix.recOf[doc]) }
+		near, err := ix.engine.Nearest(vec, 8, filter)
+		seen := map[uint32]bool{}
 		if err == nil {
 			for _, n := range near {
 				hits = append(hits, similarHit{ix.recOf[n.Doc], n.Cos})
+				seen[n.Doc] = true
+			}
+		}
+		// And the literal channel's best: a restatement in words the
+		// model knows little can sit far from r by cosine and still agree
+		// word for word ([DecideOpinion] re-affirms it whatever the
+		// cosine). Each comes with its true cosine, or -1 when its vectors
+		// are not at hand, so it can never conflict on a guessed one.
+		lit, err := ix.engine.Search(search.Query{Text: r.Text, TopK: 8, Filter: filter, Now: v.now()})
+		if err == nil {
+			for _, l := range lit {
+				if seen[l.Doc] {
+					continue
+				}
+				rec, cos := ix.recOf[l.Doc], -1.0
+				if rec.Vectors != nil {
+					cos = bestCos(rec.Vectors.Float32(), vec)
+				}
+				hits = append(hits, similarHit{rec, cos})
 			}
 		}
 		for _, rec := range b.placed {
@@ -135,7 +161,16 @@ func (v *Vault) liveSuccessor(r *Record) *Record {
 // it is among the hits, brought in (if the search's filter lets it) when
 // it is not. The caller holds v.mu.
 func (v *Vault) currentOpinionsFirst(hits []SearchHit, keep func(*Record) bool) []SearchHit {
-	if len(v.st.relations) == 0 || !slices.ContainsFunc(hits, func(h SearchHit) bool { return h.Kind == KindOpinion }) {
+	if !slices.ContainsFunc(hits, func(h SearchHit) bool { return h.Kind == KindOpinion }) {
+		return hits
+	}
+	return v.newerChoicesFirst(v.linkedOpinionsFirst(hits, keep))
+}
+
+// linkedOpinionsFirst is the [PredicateUpdates] half of
+// [Vault.currentOpinionsFirst].
+func (v *Vault) linkedOpinionsFirst(hits []SearchHit, keep func(*Record) bool) []SearchHit {
+	if len(v.st.relations) == 0 {
 		return hits
 	}
 	updated := v.updatedBy()
@@ -181,4 +216,143 @@ func (v *Vault) currentOpinionsFirst(hits []SearchHit, keep func(*Record) bool) 
 		}
 	}
 	return hits
+}
+
+// Bare choices. "Priya prefers Zed." and "Priya prefers Helix." name no
+// aspect, and the bundled model cannot tell two editors from an editor
+// and a database (sentence cosines Helix–Zed 0.64, Helix–Postgres 0.82),
+// so the store keeps both, neither superseded nor linked
+// ([DecideOpinion]). Search does the one safe thing left: when both come
+// back for one query, the newer ranks first and the older is marked
+// maybe_updated_by with its id, a hint for the reader ("this may not be
+// current: check with the user"), never a change to either record.
+//
+// Two opinions are rival choices ([rivalChoices]) when they have one
+// holder, each states a preference (prefer, favour, would rather: a
+// choice of one thing, not a liking, which may hold for many), neither
+// holds a negation or a comparison, each object names one thing (one
+// word written with a capital or a digit, [fixedWords]: "Zed for Go"
+// names two, and is a choice in a context), the names differ, and the
+// rest of the objects agree word for word ("Zed as her editor"
+// and "Helix as her editor"; "Zed" and "Helix"). "Priya prefers tea."
+// names nothing and is never a rival of either.
+
+// newerChoicesFirst marks each opinion hit that a newer rival choice
+// among the hits may update ([rivalChoices]) with the newest such
+// rival's id (MaybeUpdatedBy) and ranks that rival just above it. Hits
+// already marked updated_by, and the opinions that update them, are left
+// as [Vault.linkedOpinionsFirst] put them. The caller holds v.mu.
+func (v *Vault) newerChoicesFirst(hits []SearchHit) []SearchHit {
+	type choice struct {
+		rec   *Record
+		parts opinionParts
+		ok    bool
+	}
+	choices := map[string]choice{}
+	linked := map[string]bool{}
+	for _, h := range hits {
+		if h.UpdatedBy != "" {
+			linked[h.ID], linked[h.UpdatedBy] = true, true
+		}
+	}
+	for _, h := range hits {
+		r := v.st.records[h.ID]
+		if h.Kind != KindOpinion || r == nil || linked[h.ID] {
+			continue
+		}
+		p, ok := choiceParts(r.Text)
+		if ok {
+			choices[h.ID] = choice{r, p, true}
+		}
+	}
+	if len(choices) < 2 {
+		return hits
+	}
+	for i := 0; i < len(hits); i++ {
+		c, ok := choices[hits[i].ID]
+		if !ok {
+			continue
+		}
+		var newest *Record
+		for id, o := range choices {
+			if id != c.rec.ID && compareNewest(o.rec, c.rec) > 0 && rivalChoices(c.parts, o.parts) &&
+				(newest == nil || compareNewest(o.rec, newest) > 0) {
+				newest = o.rec
+			}
+		}
+		if newest == nil {
+			continue
+		}
+		hits[i].MaybeUpdatedBy = newest.ID
+		at := slices.IndexFunc(hits, func(h SearchHit) bool { return h.ID == newest.ID })
+		if at > i {
+			moved := hits[at]
+			moved.Score = max(moved.Score, hits[i].Score)
+			copy(hits[i+1:at+1], hits[i:at])
+			hits[i] = moved
+			i++ // the older one is now at i+1
+		}
+	}
+	return hits
+}
+
+// choiceParts parses an opinion that states a preference with no
+// negation or comparison and names one thing ([rivalChoices]).
+func choiceParts(text string) (opinionParts, bool) {
+	words := fts.Words(frontedLast(text))
+	at := holderEnd(words)
+	if at < 0 || !choiceVerb(words[at:]) {
+		return opinionParts{}, false
+	}
+	p := parseOpinion(text)
+	if slices.Contains(p.object, "not") || slices.Contains(p.object, "over") || slices.Contains(p.object, "too") {
+		return opinionParts{}, false
+	}
+	names := 0
+	for _, w := range aspectWords(p) {
+		if w.fixed {
+			names++
+		}
+	}
+	return p, names == 1
+}
+
+// choiceVerb reports whether a stance starts with a verb of choosing one
+// thing: prefer, favour/favor, or would rather.
+func choiceVerb(stance []string) bool {
+	if len(stance) == 0 {
+		return false
+	}
+	w := stance[0]
+	if fts.SameWord(w, "prefer") || fts.SameWord(w, "favour") || fts.SameWord(w, "favor") {
+		return true
+	}
+	return w == "would" && len(stance) > 1 && stance[1] == "rather"
+}
+
+// rivalChoices reports whether two preference opinions ([choiceParts])
+// may be one holder's choice between two named things: one holder, the
+// names differ, and every other content word the same in the same order.
+func rivalChoices(a, b opinionParts) bool {
+	if !sameHolder(a, b) {
+		return false
+	}
+	var ca, cb []string
+	for _, w := range aspectWords(a) {
+		if !w.fixed {
+			ca = append(ca, w.word)
+		}
+	}
+	for _, x := range aspectWords(b) {
+		if !x.fixed {
+			cb = append(cb, x.word)
+			continue
+		}
+		for _, y := range aspectWords(a) {
+			if y.fixed && fts.SameWord(x.word, y.word) {
+				return false
+			}
+		}
+	}
+	return slices.EqualFunc(ca, cb, fts.SameWord)
 }

@@ -213,6 +213,52 @@ func TestOpinionsAcrossAgentsEndToEnd(t *testing.T) {
 			t.Fatalf("bare objects: %s is not live", id)
 		}
 	}
+	// Search says what it can: claude's newer Helix ranks above main's
+	// Zed, which is marked maybe_updated_by Helix (a hint, not a link);
+	// tea names nothing and is nobody's rival.
+	hits, err = user.Search(SearchRequest{Query: "Which editor does Priya prefer?", TopK: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(id string) int { return slices.IndexFunc(hits, func(h SearchHit) bool { return h.ID == id }) }
+	z, x := at(zed.ID), at(helix.ID)
+	if z < 0 || x < 0 {
+		t.Fatalf("bare objects: Zed at %d, Helix at %d in %d hits, want both", z, x, len(hits))
+	}
+	if x > z || hits[z].MaybeUpdatedBy != helix.ID || hits[z].UpdatedBy != "" || hits[x].MaybeUpdatedBy != "" {
+		t.Errorf("bare objects: Helix at %d (maybe_updated_by %q), Zed at %d (maybe_updated_by %q, updated_by %q), want Helix first and Zed marked maybe updated by %s",
+			x, hits[x].MaybeUpdatedBy, z, hits[z].MaybeUpdatedBy, hits[z].UpdatedBy, helix.ID)
+	}
+	for _, h := range hits {
+		if h.ID != zed.ID && h.MaybeUpdatedBy != "" {
+			t.Errorf("bare objects: %q marked maybe updated by %s", h.Text, h.MaybeUpdatedBy)
+		}
+	}
+}
+
+func TestRivalChoices(t *testing.T) {
+	for _, tc := range []struct {
+		a, b  string
+		rival bool
+	}{
+		{"Priya prefers Zed.", "Priya prefers Helix.", true},
+		{"Priya prefers Zed as her editor.", "Priya favours Helix as her editor.", true},
+		{"Priya would rather use Zed.", "Priya prefers Helix.", true},
+		{"Priya prefers Zed.", "Priya prefers tea.", false},            // tea names nothing
+		{"Priya likes Zed.", "Priya likes Helix.", false},              // a liking holds for many
+		{"Priya prefers Zed.", "Oskar prefers Helix.", false},          // two holders
+		{"Priya prefers Zed.", "Priya doesn't prefer Helix.", false},   // a negation
+		{"Priya prefers Zed.", "Priya prefers Helix over Vim.", false}, // a comparison
+		{"Priya prefers Zed for Go.", "Priya prefers Helix for Rust.", false},
+		{"Priya prefers Zed for work.", "Priya prefers Helix at home.", false},
+		{"Priya prefers Zed.", "Priya prefers Zed.", false}, // one name: the store's own rule
+	} {
+		a, okA := choiceParts(tc.a)
+		b, okB := choiceParts(tc.b)
+		if got := okA && okB && rivalChoices(a, b); got != tc.rival {
+			t.Errorf("rivalChoices(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.rival)
+		}
+	}
 }
 
 func aspectOf(current map[string]string, id string) string {

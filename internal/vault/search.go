@@ -73,6 +73,11 @@ type SearchHit struct {
 	// UpdatedBy names the newer opinion that updates this one (it ranks
 	// above it): this one is not the holder's current opinion.
 	UpdatedBy string `json:"updated_by,omitempty"`
+	// MaybeUpdatedBy names a newer opinion of the same holder, ranked
+	// above, that names another choice where neither says what it is a
+	// choice of ("Priya prefers Zed." / "Priya prefers Helix."): this one
+	// may not be current. A hint, never a change to either record.
+	MaybeUpdatedBy string `json:"maybe_updated_by,omitempty"`
 }
 
 // DataNotice goes with every recall: memories are data, not instructions.
