@@ -29,12 +29,9 @@ func (c *DashCmd) Run(app *App) error {
 	// The vault is held open read-only while it is unlocked, and dropped
 	// the moment it is locked here or elsewhere (session.Keeper).
 	keeper := session.NewKeeper(app.Vault, func(u vaultfmt.Unlock) (*vault.Vault, error) {
-		if len(u.Passphrase) > 0 && len(u.Keyfile) == 0 {
-			kf, err := app.readKeyfile()
-			if err != nil {
-				return nil, err
-			}
-			u.Keyfile = kf
+		u, err := session.WithKeyfile(app.Vault, app.Keyfile, u)
+		if err != nil {
+			return nil, err
 		}
 		return vault.Open(app.Vault, vault.Options{Unlock: u, Caller: app.Caller, Encoder: enc, ReadOnly: true})
 	})

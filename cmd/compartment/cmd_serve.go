@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/compartment/compartment/internal/mcp"
+	"github.com/compartment/compartment/internal/session"
 	"github.com/compartment/compartment/internal/vault"
 	"github.com/compartment/compartment/vaultfmt"
 )
@@ -40,12 +41,9 @@ func (c *ServeCmd) Run(app *App) error {
 	open := func(u vaultfmt.Unlock) (*vault.Vault, error) {
 		// A passphrase from memory_unlock or the environment needs the
 		// second factor given on the command line, if any.
-		if len(u.Passphrase) > 0 && len(u.Keyfile) == 0 {
-			kf, err := app.readKeyfile()
-			if err != nil {
-				return nil, err
-			}
-			u.Keyfile = kf
+		u, err := session.WithKeyfile(app.Vault, app.Keyfile, u)
+		if err != nil {
+			return nil, err
 		}
 		v, err := vault.Open(app.Vault, app.vaultOptions(vault.Options{Unlock: u, Caller: app.Caller, Encoder: enc, Now: now}))
 		if err == nil {
