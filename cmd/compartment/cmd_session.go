@@ -95,24 +95,13 @@ func (c *LockCmd) Run(app *App) error {
 	if err := vault.CheckReadsSomething(app.Vault, app.Caller, "lock"); err != nil {
 		return err
 	}
-	u, ok := app.quietCredential()
-	if c.Sign && !ok {
-		var err error
-		if u, err = app.credential(); err != nil {
-			return err
-		}
-		ok = true
-	}
-	var flushErr error
 	signer := ""
-	if ok {
-		signer, flushErr = c.flush(app, u)
-	}
-	if err := session.LockVault(app.Vault); err != nil {
-		return fmt.Errorf("lock: %w", err)
-	}
-	if flushErr != nil {
-		return fmt.Errorf("locked (every key dropped), but the flush failed: %w", flushErr)
+	ok, err := session.LockEveryone(app.Vault, app.credentialRequest(true), c.Sign, func(u vaultfmt.Unlock) (err error) {
+		signer, err = c.flush(app, u)
+		return err
+	})
+	if err != nil {
+		return err
 	}
 	if c.JSON {
 		return printJSON(app.Stdout, map[string]any{"locked": true, "flushed": ok, "signed": signer != "", "signer": signer})

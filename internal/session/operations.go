@@ -170,3 +170,31 @@ func DisableTwoFactor(vaultPath string, r Request, open OpenFunc) (TwoFactor, er
 	}
 	return TwoFactor{RememberErr: RememberKeyfile(vaultPath, "")}, nil
 }
+
+// LockEveryone is a lock by a person: flush (compaction, signing) runs
+// first with a key at hand, and then every process's key is dropped
+// ([LockVault]). A lock never asks for a passphrase to flush; only when
+// needKey (a signature cannot be made without the key) does it obtain one
+// by r, prompt included. The vault is locked whatever flush returns; its
+// failure is reported after. flushed says whether flush ran.
+func LockEveryone(vaultPath string, r Request, needKey bool, flush func(vaultfmt.Unlock) error) (flushed bool, err error) {
+	quiet := r
+	quiet.Prompt = nil
+	key, err := Obtain(vaultPath, quiet)
+	if err != nil && needKey {
+		if key, err = Obtain(vaultPath, r); err != nil {
+			return false, err
+		}
+	}
+	var flushErr error
+	if flushed = err == nil; flushed {
+		flushErr = flush(key.Unlock)
+	}
+	if err := LockVault(vaultPath); err != nil {
+		return flushed, fmt.Errorf("lock: %w", err)
+	}
+	if flushErr != nil {
+		return flushed, fmt.Errorf("locked (every key dropped), but the flush failed: %w", flushErr)
+	}
+	return flushed, nil
+}

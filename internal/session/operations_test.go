@@ -135,3 +135,38 @@ func TestTwoFactorOnAndOff(t *testing.T) {
 	}
 	v.Close()
 }
+
+// TestLockEveryone: with a session, flush runs with its key and the vault
+// ends locked even when flush fails (the failure reported after); with no
+// key at hand a lock runs no flush and asks nothing, unless a key is needed
+// (signing), when the prompt is asked and its failure stops the lock.
+func TestLockEveryone(t *testing.T) {
+	hooks(t)
+	path, open := keeperVault(t)
+	if _, err := UnlockEveryone(path, Request{Stdin: strings.NewReader(keeperPass + "\n")}, false); err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("disk full")
+	var got vaultfmt.Unlock
+	flushed, err := LockEveryone(path, Request{}, false, func(u vaultfmt.Unlock) error { got = u; return boom })
+	if !flushed || !errors.Is(err, boom) || !strings.Contains(err.Error(), "locked (every key dropped)") {
+		t.Fatalf("flush failing: flushed=%v %v", flushed, err)
+	}
+	if v, err := open(got); err != nil {
+		t.Fatalf("flush was not given a key that opens the vault: %v", err)
+	} else {
+		v.Close()
+	}
+	if _, err := Obtain(path, Request{}); !errors.Is(err, vault.ErrLocked) {
+		t.Fatalf("after the lock: %v", err)
+	}
+	asked := 0
+	prompt := Request{Prompt: func() ([]byte, error) { asked++; return nil, vault.ErrLocked }}
+	flushed, err = LockEveryone(path, prompt, false, func(vaultfmt.Unlock) error { t.Error("flush ran with no key"); return nil })
+	if flushed || err != nil || asked != 0 {
+		t.Fatalf("locked, no key needed: flushed=%v asked=%d %v", flushed, asked, err)
+	}
+	if _, err = LockEveryone(path, prompt, true, func(vaultfmt.Unlock) error { return nil }); !errors.Is(err, vault.ErrLocked) || asked != 1 {
+		t.Fatalf("key needed, none given: asked=%d %v", asked, err)
+	}
+}
