@@ -13,6 +13,9 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/compartment/compartment/internal/api"
+	"github.com/compartment/compartment/internal/vault"
 )
 
 // CLI runs the compartment command for every piece of state the panel
@@ -161,23 +164,17 @@ type listedClient struct {
 // it is locked.
 func (c *CLI) Load() (State, error) {
 	var st State
-	var status struct {
-		Path        string `json:"path"`
-		Locked      bool   `json:"locked"`
-		NeedKeyfile bool   `json:"keyfile_required"`
-		Live        int    `json:"live"`
-		Organic     int    `json:"organic_records"`
-		Reference   int    `json:"reference_records"`
-		Packs       int    `json:"pack_records"`
-	}
+	var status api.Status
 	if err := c.runJSON(&status, "status", "--json"); err != nil {
 		if strings.Contains(err.Error(), "no vault") || strings.Contains(err.Error(), "does not exist") {
 			st.Missing = true
 		}
 		return st, err
 	}
-	st.Path, st.Locked, st.NeedKeyfile = status.Path, status.Locked, status.NeedKeyfile
-	st.Live, st.Organic, st.Reference, st.Packs = status.Live, status.Organic, status.Reference, status.Packs
+	st.Path, st.Locked, st.NeedKeyfile = status.Path, status.Locked, status.KeyfileRequired
+	if v := status.Status; v != nil {
+		st.Live, st.Organic, st.Reference, st.Packs = v.Live, v.OrganicRecords, v.ReferenceRecords, v.PackRecords
+	}
 	var cfg struct {
 		Ref      bool `json:"include_reference_in_search"`
 		AutoLock int  `json:"auto_lock_minutes"`
@@ -251,12 +248,12 @@ func (c *CLI) Connect(client string) error {
 // `recent` leaves reference facts out but lists packs' records, which are
 // not the user's either.
 func (c *CLI) newestOwn() []string {
-	var recent []recentLine
+	var recent []vault.Record
 	if err := c.runJSON(&recent, "recent", "--limit", "50", "--json"); err != nil {
 		return nil
 	}
 	// Sorted here, whatever order `recent` prints in.
-	slices.SortStableFunc(recent, func(a, b recentLine) int { return b.Created.Compare(a.Created) })
+	slices.SortStableFunc(recent, func(a, b vault.Record) int { return b.Created.Compare(a.Created) })
 	var out []string
 	for _, r := range recent {
 		if ns := r.Namespace; len(out) < maxNewest && ns != "packs" && !strings.HasPrefix(ns, "packs/") {
@@ -264,13 +261,6 @@ func (c *CLI) newestOwn() []string {
 		}
 	}
 	return out
-}
-
-// recentLine is the part of a `recent --json` memory the panel shows.
-type recentLine struct {
-	Text      string    `json:"text"`
-	Namespace string    `json:"namespace"`
-	Created   time.Time `json:"created"`
 }
 
 // maxNewest is how many of the newest memories the panel lists.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -37,23 +36,8 @@ func (c *AtomizeCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.OpenFile(c.Out, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return fmt.Errorf("atomize: %w (nothing was written; choose a new file name)", err)
-	}
-	enc := json.NewEncoder(f)
-	enc.SetEscapeHTML(false)
-	for _, it := range items {
-		if err = enc.Encode(it); err != nil {
-			break
-		}
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(c.Out)
-		return fmt.Errorf("atomize: write %s: %w", c.Out, err)
+	if err := vault.WriteAtomizePlan(c.Out, items); err != nil {
+		return err
 	}
 	if c.JSON {
 		return printJSON(app.Stdout, map[string]any{"path": c.Out, "memories": len(items)})

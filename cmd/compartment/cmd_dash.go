@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"os/signal"
 	"syscall"
 
@@ -29,12 +28,9 @@ func (c *DashCmd) Run(app *App) error {
 	// The vault is held open read-only while it is unlocked, and dropped
 	// the moment it is locked here or elsewhere (session.Keeper).
 	keeper := session.NewKeeper(app.Vault, func(u vaultfmt.Unlock) (*vault.Vault, error) {
-		if len(u.Passphrase) > 0 && len(u.Keyfile) == 0 {
-			kf, err := app.readKeyfile()
-			if err != nil {
-				return nil, err
-			}
-			u.Keyfile = kf
+		u, err := session.WithKeyfile(app.Vault, app.Keyfile, u)
+		if err != nil {
+			return nil, err
 		}
 		return vault.Open(app.Vault, vault.Options{Unlock: u, Caller: app.Caller, Encoder: enc, ReadOnly: true})
 	})
@@ -64,29 +60,11 @@ func (c *DashCmd) Run(app *App) error {
 	fmt.Fprintf(app.Stdout, "dashboard: %s\n", url)
 	fmt.Fprintln(app.Stdout, "read-only, on 127.0.0.1 only; the link works once. Ctrl-C stops it.")
 	if !c.NoOpen {
-		if err := openBrowser(url); err != nil {
+		if err := dash.OpenBrowser(url); err != nil {
 			fmt.Fprintf(app.Stderr, "compartment: no browser opened (%v): open the link above yourself\n", err)
 		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return srv.Serve(ctx, ln)
-}
-
-// openBrowser hands url to the desktop's browser with xdg-open, where a
-// desktop session exists.
-func openBrowser(url string) error {
-	if os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
-		return errors.New("no desktop session")
-	}
-	path, err := exec.LookPath("xdg-open")
-	if err != nil {
-		return errors.New("xdg-open is not installed")
-	}
-	cmd := exec.Command(path, url)
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	go cmd.Wait()
-	return nil
 }

@@ -47,7 +47,7 @@ func (c *InitCmd) Run(app *App) error {
 		}
 	}
 	if !c.NoReference {
-		if err := seedReference(app, v, c.JSON); err != nil {
+		if err := loadReference(app, v, false, c.JSON); err != nil {
 			return err
 		}
 	}

@@ -9,17 +9,13 @@ import (
 // keychain is `unlock --keychain`: the macOS opt-in that keeps the master
 // key in the login keychain until `lock`, reboots included.
 func (c *UnlockCmd) keychain(app *App) error {
-	if err := session.KeychainAvailable(); err != nil {
-		return err
-	}
 	if c.Once {
+		if err := session.KeychainAvailable(); err != nil {
+			return err
+		}
 		return fmt.Errorf("--once and --keychain do not go together: a keychain unlock lasts until 'compartment lock'")
 	}
-	unlock, err := app.currentUnlock(c.PassphraseStdin, true)
-	if err != nil {
-		return err
-	}
-	if err := session.KeychainUnlock(app.Vault, unlock); err != nil {
+	if _, err := session.UnlockIntoKeychain(app.Vault, c.request(app)); err != nil {
 		return err
 	}
 	if c.JSON {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/compartment/compartment/internal/api"
 	"github.com/compartment/compartment/internal/vault"
 )
 
@@ -28,13 +29,10 @@ func (c *RecentCmd) Run(app *App) error {
 		return err
 	}
 	defer v.Close()
-	recs, err := v.Recent(vault.RecentRequest{Limit: c.Limit, Namespace: c.Namespace, All: c.All})
+	recs, err := v.Recent(vault.RecentRequest{Limit: c.Limit, Namespace: c.Namespace, All: c.All, NewestFirst: true})
 	if err != nil {
 		return err
 	}
-	// Newest first, as the dashboard and the panel list them (MCP's
-	// memory_recent keeps the spec's oldest first).
-	slices.Reverse(recs)
 	if c.JSON {
 		if recs == nil {
 			recs = []*vault.Record{}
@@ -190,7 +188,7 @@ func (c *UnlinkCmd) Run(app *App) error {
 		return err
 	}
 	if c.JSON {
-		return printJSON(app.Stdout, map[string]any{"id": id, "unlinked": true})
+		return printJSON(app.Stdout, api.Unlinked{ID: id, Unlinked: true})
 	}
 	fmt.Fprintf(app.Stdout, "unlinked %s\n", id)
 	return nil

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/compartment/compartment/internal/vault"
@@ -24,29 +23,19 @@ func (c *ReferenceUpdateCmd) Run(app *App) error {
 		return err
 	}
 	defer v.Close()
-	return loadReference(app, v, c.JSON)
-}
-
-// seedReference loads the reference facts into a new vault, saying so in
-// one line unless quiet (init --json prints its own result).
-func seedReference(app *App, v *vault.Vault, quiet bool) error {
-	out := app.Stdout
-	if quiet {
-		app.Stdout = io.Discard
-		defer func() { app.Stdout = out }()
-	}
-	return loadReference(app, v, false)
+	return loadReference(app, v, c.JSON, false)
 }
 
 // loadReference puts the bundled reference facts into v, replacing older
-// ones, and reports what changed.
-func loadReference(app *App, v *vault.Vault, asJSON bool) error {
+// ones, and reports what changed: as JSON, in one line, or not at all
+// (quiet: init --json prints its own result).
+func loadReference(app *App, v *vault.Vault, asJSON, quiet bool) error {
 	start := time.Now()
 	res, digest, err := v.LoadBundledReference()
-	if err != nil {
+	switch {
+	case err != nil || quiet:
 		return err
-	}
-	if asJSON {
+	case asJSON:
 		return printJSON(app.Stdout, map[string]any{"reference": res, "version": digest, "seconds": time.Since(start).Seconds()})
 	}
 	fmt.Fprintf(app.Stdout, "Reference facts: %d added, %d removed, %d unchanged (pack %s, %.1fs)\n",

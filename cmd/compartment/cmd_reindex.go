@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/compartment/compartment/internal/vault"
@@ -38,7 +37,7 @@ func (c *ReindexCmd) Run(app *App) error {
 		return err
 	}
 	defer v.Close()
-	opts := vault.ReindexOptions{All: c.ReEmbed || c.Model != ""}
+	opts := vault.ReindexOptions{All: c.ReEmbed || c.Model != "", Model: c.Model}
 	if c.Int8 || c.F32 {
 		int8 := c.Int8
 		opts.Int8 = &int8
@@ -51,28 +50,10 @@ func (c *ReindexCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	if err := c.saveSettings(app, v, opts); err != nil {
-		return errors.Join(err, errors.New("the vectors were re-embedded; set the model setting by hand"))
-	}
 	info := enc.Info()
 	if c.JSON {
 		return printJSON(app.Stdout, map[string]any{"embedded": n, "model": info.Name, "sha256": fmt.Sprintf("%x", info.SHA256)})
 	}
 	fmt.Fprintf(app.Stdout, "embedded %d records with %s\n", n, info.Name)
 	return nil
-}
-
-// saveSettings records the model and storage the vault now uses.
-func (c *ReindexCmd) saveSettings(app *App, v *vault.Vault, opts vault.ReindexOptions) error {
-	if c.Model == "" && opts.Int8 == nil {
-		return nil
-	}
-	cfg := v.Config()
-	if c.Model != "" {
-		cfg.Settings.Model = c.Model
-	}
-	if opts.Int8 != nil {
-		cfg.Settings.Int8Vectors = *opts.Int8
-	}
-	return cfg.Save(app.Vault)
 }

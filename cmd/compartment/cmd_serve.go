@@ -2,14 +2,13 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/compartment/compartment/internal/mcp"
+	"github.com/compartment/compartment/internal/session"
 	"github.com/compartment/compartment/internal/vault"
 	"github.com/compartment/compartment/vaultfmt"
 )
@@ -33,19 +32,16 @@ func (c *ServeCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	now, err := testClock()
+	now, err := vault.ClockFrom(os.Getenv(vault.EnvNow)) // test-only
 	if err != nil {
 		return err
 	}
 	open := func(u vaultfmt.Unlock) (*vault.Vault, error) {
 		// A passphrase from memory_unlock or the environment needs the
 		// second factor given on the command line, if any.
-		if len(u.Passphrase) > 0 && len(u.Keyfile) == 0 {
-			kf, err := app.readKeyfile()
-			if err != nil {
-				return nil, err
-			}
-			u.Keyfile = kf
+		u, err := session.WithKeyfile(app.Vault, app.Keyfile, u)
+		if err != nil {
+			return nil, err
 		}
 		v, err := vault.Open(app.Vault, app.vaultOptions(vault.Options{Unlock: u, Caller: app.Caller, Encoder: enc, Now: now}))
 		if err == nil {
@@ -72,24 +68,4 @@ func (c *ServeCmd) Run(app *App) error {
 	defer stop()
 	log.Info("serving MCP on stdio", "vault", app.Vault, "caller", app.Caller, "version", version)
 	return srv.Serve(ctx, app.Stdin, out)
-}
-
-// testClock reads COMPARTMENT_NOW, a TEST-ONLY override of today's date
-// (YYYY-MM-DD or RFC 3339) for the expiry tests: the server's clock runs
-// from that moment on. Unset, the real clock is used.
-func testClock() (func() time.Time, error) {
-	s := os.Getenv("COMPARTMENT_NOW")
-	if s == "" {
-		return nil, nil
-	}
-	t, err := time.Parse(time.RFC3339, s)
-	if err != nil {
-		t, err = time.ParseInLocation(vault.DateLayout, s, time.Local)
-		t = t.Add(12 * time.Hour) // midday: the same calendar day in any zone nearby
-	}
-	if err != nil {
-		return nil, fmt.Errorf("COMPARTMENT_NOW=%q: use YYYY-MM-DD or an RFC 3339 time (test-only setting)", s)
-	}
-	offset := time.Until(t)
-	return func() time.Time { return time.Now().Add(offset).UTC() }, nil
 }

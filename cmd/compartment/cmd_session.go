@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 
+	"github.com/compartment/compartment/internal/api"
 	"github.com/compartment/compartment/internal/session"
 	"github.com/compartment/compartment/internal/vault"
 	"github.com/compartment/compartment/vaultfmt"
@@ -28,41 +28,29 @@ func (c *UnlockCmd) Run(app *App) error {
 	if c.Keychain {
 		return c.keychain(app)
 	}
-	s, err := session.For(app.Vault)
+	res, err := session.UnlockEveryone(app.Vault, c.request(app), c.Once)
 	if err != nil {
 		return err
 	}
-	if st := s.State(); st.Unlocked && !st.Once {
-		// Replacing a session with a once credential would only lock
-		// out every process that uses it now.
-		s.Touch()
-		return c.report(app, s, true)
+	if !res.Already {
+		app.importPending(res.Unlock) // memory files the hook saw while locked (cmd_hook.go)
 	}
-	unlock, err := app.currentUnlock(c.PassphraseStdin, true)
-	if err != nil {
-		return err
+	if res.RememberErr != nil {
+		fmt.Fprintf(app.Stderr, "unlocked, but the keyfile location was not remembered: %v\n", res.RememberErr)
 	}
-	if err := s.Unlock(unlock, c.Once); err != nil {
-		return err
-	}
-	app.importPending(unlock) // memory files the hook saw while locked (cmd_hook.go)
-	if app.Keyfile != "" {
-		if need, _ := session.NeedsKeyfile(app.Vault); need {
-			if err := session.RememberKeyfile(app.Vault, app.Keyfile); err != nil {
-				fmt.Fprintf(app.Stderr, "unlocked, but the keyfile location was not remembered: %v\n", err)
-			}
-		}
-	}
-	return c.report(app, s, false)
+	return c.report(app, res)
 }
 
-func (c *UnlockCmd) report(app *App, s *session.Session, already bool) error {
-	st := s.State()
+// request is where the passphrase comes from: stdin when asked, else the
+// environment or the terminal.
+func (c *UnlockCmd) request(app *App) session.Request {
+	return session.TerminalRequest(app.Vault, app.Keyfile, app.stdinIf(c.PassphraseStdin), true)
+}
+
+func (c *UnlockCmd) report(app *App, res session.Unlocked) error {
+	st, already := res.State, res.Already
 	if c.JSON {
-		return printJSON(app.Stdout, map[string]any{
-			"unlocked": st.Unlocked, "already": already, "once": st.Once,
-			"auto_lock_seconds": st.AutoLock.Seconds(), "credential": s.CredentialPath(),
-		})
+		return printJSON(app.Stdout, api.UnlockedOf(res))
 	}
 	idle := "never auto-locks (auto_lock_minutes = 0)"
 	if st.AutoLock > 0 {
@@ -79,30 +67,6 @@ func (c *UnlockCmd) report(app *App, s *session.Session, already bool) error {
 		fmt.Fprintf(app.Stdout, "unlocked: every command and agent of yours on this machine can use the vault until reboot or `compartment lock`; it %s\n", idle)
 	}
 	return nil
-}
-
-// currentPassphrase gets the vault's passphrase: stdin when asked, else
-// by session.Passphrase (COMPARTMENT_PASSPHRASE, which an unlock refuses
-// after a lock, else the terminal).
-func (app *App) currentPassphrase(fromStdin, unlocking bool) ([]byte, error) {
-	if fromStdin {
-		return app.readPassphraseStdin()
-	}
-	return session.Passphrase(app.Vault, app.credentialRequest(true), unlocking)
-}
-
-// currentUnlock reads what opens the vault now: the keyfile (when one is
-// given) and the current passphrase.
-func (app *App) currentUnlock(fromStdin, unlocking bool) (vaultfmt.Unlock, error) {
-	keyfile, err := app.readKeyfile()
-	if err != nil {
-		return vaultfmt.Unlock{}, err
-	}
-	pass, err := app.currentPassphrase(fromStdin, unlocking)
-	if err != nil {
-		return vaultfmt.Unlock{}, err
-	}
-	return vaultfmt.Unlock{Passphrase: pass, Keyfile: keyfile}, nil
 }
 
 // vaultExists refuses a path with no vault, saying how to make one.
@@ -131,24 +95,13 @@ func (c *LockCmd) Run(app *App) error {
 	if err := vault.CheckReadsSomething(app.Vault, app.Caller, "lock"); err != nil {
 		return err
 	}
-	u, ok := app.quietCredential()
-	if c.Sign && !ok {
-		var err error
-		if u, err = app.credential(); err != nil {
-			return err
-		}
-		ok = true
-	}
-	var flushErr error
 	signer := ""
-	if ok {
-		signer, flushErr = c.flush(app, u)
-	}
-	if err := session.LockVault(app.Vault); err != nil {
-		return fmt.Errorf("lock: %w", err)
-	}
-	if flushErr != nil {
-		return fmt.Errorf("locked (every key dropped), but the flush failed: %w", flushErr)
+	ok, err := session.LockEveryone(app.Vault, app.credentialRequest(true), c.Sign, func(u vaultfmt.Unlock) (err error) {
+		signer, err = c.flush(app, u)
+		return err
+	})
+	if err != nil {
+		return err
 	}
 	if c.JSON {
 		return printJSON(app.Stdout, map[string]any{"locked": true, "flushed": ok, "signed": signer != "", "signer": signer})
@@ -165,7 +118,7 @@ func (c *LockCmd) Run(app *App) error {
 
 // flush compacts (or signs) the vault before the lock.
 func (c *LockCmd) flush(app *App, u vaultfmt.Unlock) (signer string, err error) {
-	v, err := vault.Open(app.Vault, app.vaultOptions(vault.Options{Unlock: u, Caller: app.Caller}))
+	v, err := app.openByUnlock(u)
 	if err != nil {
 		return "", err
 	}
@@ -202,57 +155,34 @@ func (c *TwoFAEnableCmd) Run(app *App) error {
 	if err := vaultExists(app.Vault); err != nil {
 		return err
 	}
-	if need, err := session.NeedsKeyfile(app.Vault); err != nil {
-		return err
-	} else if need {
-		return errors.New("two-factor unlock is already on; to change the keyfile, run `2fa disable` then `2fa enable`")
-	}
-	path := app.Keyfile
-	if path == "" {
-		var err error
-		if path, err = session.DefaultKeyfilePath(app.Vault); err != nil {
-			return err
-		}
-		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			return fmt.Errorf("2fa enable: %w", err)
-		}
-	}
-	pass, err := app.currentPassphrase(c.PassphraseStdin, false)
+	r := session.TerminalRequest(app.Vault, app.Keyfile, app.stdinIf(c.PassphraseStdin), true)
+	t, err := session.EnableTwoFactor(app.Vault, r, app.openByUnlock)
 	if err != nil {
 		return err
 	}
-	v, err := vault.Open(app.Vault, app.vaultOptions(vault.Options{Unlock: vaultfmt.Unlock{Passphrase: pass}, Caller: app.Caller}))
-	if err != nil {
-		return err
-	}
-	defer v.Close()
-	keyfile, created, err := session.LoadOrCreateKeyfile(path)
-	if err != nil {
-		return err
-	}
-	if err := v.EnableKeyfile(pass, keyfile); err != nil {
-		if created {
-			os.Remove(path)
-		}
-		return err
-	}
-	if err := session.RememberKeyfile(app.Vault, path); err != nil {
-		fmt.Fprintf(app.Stderr, "two-factor unlock is on, but the keyfile location was not remembered (%v): pass --keyfile %s when unlocking\n", err, path)
+	if t.RememberErr != nil {
+		fmt.Fprintf(app.Stderr, "two-factor unlock is on, but the keyfile location was not remembered (%v): pass --keyfile %s when unlocking\n", t.RememberErr, t.Keyfile)
 	}
 	if c.JSON {
-		return printJSON(app.Stdout, map[string]any{"enabled": true, "keyfile": path, "generated": created})
+		return printJSON(app.Stdout, api.TwoFactorEnabled{Enabled: true, Keyfile: t.Keyfile, Generated: t.Generated})
 	}
-	if created {
-		fmt.Fprintf(app.Stdout, "generated a %d-byte keyfile at %s\n", session.NewKeyfileBytes, path)
+	if t.Generated {
+		fmt.Fprintf(app.Stdout, "generated a %d-byte keyfile at %s\n", session.NewKeyfileBytes, t.Keyfile)
 	}
-	fmt.Fprintf(app.Stdout, "two-factor unlock is on: the passphrase alone no longer opens the vault; the keyfile at %s is also needed (its location is remembered)\n", path)
+	fmt.Fprintf(app.Stdout, "two-factor unlock is on: the passphrase alone no longer opens the vault; the keyfile at %s is also needed (its location is remembered)\n", t.Keyfile)
 	fmt.Fprintln(app.Stdout, "keep a copy of the keyfile somewhere safe: without it the vault cannot be opened")
-	if session.InVaultDir(app.Vault, path) {
+	if session.InVaultDir(app.Vault, t.Keyfile) {
 		fmt.Fprintf(app.Stderr, "warning: the keyfile is in the vault's directory, so a copy of that directory carries both factors: move it to separate media (a USB stick) and unlock once with --keyfile NEWPATH\n")
-	} else if app.Keyfile == "" {
+	} else if t.Default {
 		fmt.Fprintln(app.Stdout, "it is outside the vault's directory; for the strongest setup move it to separate media (a USB stick) and unlock once with --keyfile NEWPATH")
 	}
 	return nil
+}
+
+// openByUnlock opens the vault with a given credential and nothing else
+// (no encoder, no sync, no sweep): what changing key slots needs.
+func (app *App) openByUnlock(u vaultfmt.Unlock) (*vault.Vault, error) {
+	return vault.Open(app.Vault, app.vaultOptions(vault.Options{Unlock: u, Caller: app.Caller}))
 }
 
 // TwoFADisableCmd removes the keyfile factor.
@@ -265,28 +195,16 @@ func (c *TwoFADisableCmd) Run(app *App) error {
 	if err := vaultExists(app.Vault); err != nil {
 		return err
 	}
-	if need, err := session.NeedsKeyfile(app.Vault); err != nil {
-		return err
-	} else if !need {
-		return errors.New("two-factor unlock is already off")
-	}
-	unlock, err := app.currentUnlock(c.PassphraseStdin, false)
+	r := session.TerminalRequest(app.Vault, app.Keyfile, app.stdinIf(c.PassphraseStdin), true)
+	t, err := session.DisableTwoFactor(app.Vault, r, app.openByUnlock)
 	if err != nil {
 		return err
 	}
-	v, err := vault.Open(app.Vault, app.vaultOptions(vault.Options{Unlock: unlock, Caller: app.Caller}))
-	if err != nil {
-		return err
-	}
-	defer v.Close()
-	if err := v.DisableKeyfile(unlock.Passphrase); err != nil {
-		return err
-	}
-	if err := session.RememberKeyfile(app.Vault, ""); err != nil {
-		fmt.Fprintf(app.Stderr, "two-factor unlock is off, but the config still names the keyfile: %v\n", err)
+	if t.RememberErr != nil {
+		fmt.Fprintf(app.Stderr, "two-factor unlock is off, but the config still names the keyfile: %v\n", t.RememberErr)
 	}
 	if c.JSON {
-		return printJSON(app.Stdout, map[string]any{"enabled": false})
+		return printJSON(app.Stdout, api.TwoFactorDisabled{})
 	}
 	fmt.Fprintln(app.Stdout, "two-factor unlock is off: the passphrase alone opens the vault (the keyfile was not deleted)")
 	return nil
@@ -297,41 +215,29 @@ type TwoFAStatusCmd struct {
 	JSON bool `help:"Print the result as JSON." name:"json"`
 }
 
-type twoFAStatus struct {
-	Enabled        bool   `json:"enabled"`
-	Keyfile        string `json:"keyfile,omitempty"`
-	KeyfilePresent bool   `json:"keyfile_present"`
-}
-
 func (c *TwoFAStatusCmd) Run(app *App) error {
 	if err := vaultExists(app.Vault); err != nil {
 		return err
 	}
-	need, err := session.NeedsKeyfile(app.Vault)
+	t, err := session.TwoFactorState(app.Vault)
 	if err != nil {
 		return err
 	}
-	out := twoFAStatus{Enabled: need}
-	if cfg, err := vault.LoadConfig(app.Vault); err == nil && cfg.KeyfilePath != "" {
-		out.Keyfile = cfg.KeyfilePath
-		_, serr := os.Stat(cfg.KeyfilePath)
-		out.KeyfilePresent = serr == nil
-	}
 	if c.JSON {
-		return printJSON(app.Stdout, out)
+		return printJSON(app.Stdout, api.TwoFactorStatus{Enabled: t.Enabled, Keyfile: t.Keyfile, KeyfilePresent: t.Present})
 	}
-	if !need {
+	if !t.Enabled {
 		fmt.Fprintln(app.Stdout, "two-factor unlock  off (turn it on with `compartment 2fa enable`)")
 		return nil
 	}
 	fmt.Fprintln(app.Stdout, "two-factor unlock  on: passphrase and keyfile")
 	switch {
-	case out.Keyfile == "":
+	case t.Keyfile == "":
 		fmt.Fprintln(app.Stdout, "keyfile            location not remembered: pass --keyfile PATH when unlocking")
-	case out.KeyfilePresent:
-		fmt.Fprintf(app.Stdout, "keyfile            %s (present)\n", out.Keyfile)
+	case t.Present:
+		fmt.Fprintf(app.Stdout, "keyfile            %s (present)\n", t.Keyfile)
 	default:
-		fmt.Fprintf(app.Stdout, "keyfile            %s (MISSING: attach the media that holds it)\n", out.Keyfile)
+		fmt.Fprintf(app.Stdout, "keyfile            %s (MISSING: attach the media that holds it)\n", t.Keyfile)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/compartment/compartment/internal/api"
 	"github.com/compartment/compartment/internal/session"
 	"github.com/compartment/compartment/internal/vault"
 )
@@ -37,7 +38,7 @@ func (c *StatusCmd) Run(app *App) error {
 		return err
 	}
 	if c.JSON {
-		return printJSON(app.Stdout, st)
+		return printJSON(app.Stdout, api.StatusOf(st))
 	}
 	w := app.Stdout
 	fmt.Fprintf(w, "vault          %s (unlocked)\n", st.Path)
@@ -94,7 +95,7 @@ func (c *StatusCmd) locked(app *App) error {
 		return err
 	}
 	if c.JSON {
-		return printJSON(app.Stdout, map[string]any{"path": app.Vault, "locked": true, "file_bytes": size, "keyfile_required": needKeyfile})
+		return printJSON(app.Stdout, api.LockedStatus(app.Vault, size, needKeyfile))
 	}
 	fmt.Fprintf(app.Stdout, "vault          %s (locked)\n", app.Vault)
 	fmt.Fprintf(app.Stdout, "file           %s\n", humanBytes(size))

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/compartment/compartment/internal/api"
 	"github.com/compartment/compartment/internal/vault"
 )
 
@@ -49,7 +50,7 @@ func (c *StoreCmd) Run(app *App) error {
 		return err
 	}
 	if c.JSON {
-		if err := printJSON(app.Stdout, res); err != nil {
+		if err := printJSON(app.Stdout, api.StoreOf(res)); err != nil {
 			return err
 		}
 	} else {
@@ -162,7 +163,7 @@ func (c *ForgetCmd) Run(app *App) error {
 		return err
 	}
 	if c.JSON {
-		return printJSON(app.Stdout, map[string]any{"id": id, "forgotten": true, "shredded": c.Shred})
+		return printJSON(app.Stdout, api.Forgotten{ID: id, Forgotten: true, Shredded: c.Shred})
 	}
 	if c.Shred {
 		fmt.Fprintf(app.Stdout, "shredded %s: its key and content are gone from the vault file\n", id)

@@ -1,91 +1,34 @@
 package main
 
 import (
-	"bufio"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
-	"strings"
-
-	"golang.org/x/term"
 
 	"github.com/compartment/compartment/internal/session"
 	"github.com/compartment/compartment/internal/vault"
 	"github.com/compartment/compartment/vaultfmt"
 )
 
-// minPassphrase is the shortest passphrase init and rekey accept.
-const minPassphrase = 8
-
-// errNoCredential says how to unlock when nothing was offered.
-var errNoCredential = fmt.Errorf("%w (or set COMPARTMENT_PASSPHRASE for scripts)", vault.ErrLocked)
-
 // readPassphraseStdin reads one line from stdin (for --passphrase-stdin).
-func (app *App) readPassphraseStdin() ([]byte, error) {
-	line, err := bufio.NewReader(app.Stdin).ReadString('\n')
-	if err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("read passphrase from stdin: %w", err)
-	}
-	line = strings.TrimRight(line, "\r\n")
-	if line == "" {
-		return nil, errors.New("no passphrase on stdin")
-	}
-	return []byte(line), nil
-}
+func (app *App) readPassphraseStdin() ([]byte, error) { return session.ReadPassphraseLine(app.Stdin) }
 
-// promptPassphrase asks on the terminal without echo. It fails when there
-// is no terminal to ask on.
-func promptPassphrase(prompt string) ([]byte, error) {
-	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
-	if err != nil {
-		return nil, errNoCredential
-	}
-	defer tty.Close()
-	if !term.IsTerminal(int(tty.Fd())) {
-		return nil, errNoCredential
-	}
-	fmt.Fprint(tty, prompt)
-	pass, err := term.ReadPassword(int(tty.Fd()))
-	fmt.Fprintln(tty)
-	if err != nil {
-		return nil, fmt.Errorf("read passphrase: %w", err)
-	}
-	return pass, nil
-}
+// promptPassphrase asks on the terminal without echo.
+func promptPassphrase(prompt string) ([]byte, error) { return session.PromptTerminal(prompt) }
 
-// newPassphrase gets a passphrase for a new vault or a rekey: stdin when
-// asked, else COMPARTMENT_PASSPHRASE (env, init only), else the terminal,
-// twice.
+// newPassphrase gets a passphrase for a new vault or a rekey by
+// session.NewPassphrase: stdin when asked, else COMPARTMENT_PASSPHRASE
+// (allowEnv: init only), else the terminal, twice.
 func (app *App) newPassphrase(fromStdin, allowEnv bool) ([]byte, error) {
-	var pass []byte
-	var err error
-	switch env := os.Getenv("COMPARTMENT_PASSPHRASE"); {
-	case fromStdin:
-		pass, err = app.readPassphraseStdin()
-	case allowEnv && env != "":
-		pass = []byte(env)
-	default:
-		pass, err = promptPassphrase("New passphrase: ")
-		if err != nil {
-			return nil, err
-		}
-		again, err := promptPassphrase("Repeat it: ")
-		if err != nil {
-			return nil, err
-		}
-		if string(again) != string(pass) {
-			return nil, errors.New("the two passphrases differ; nothing was changed")
-		}
+	return session.NewPassphrase(app.stdinIf(fromStdin), allowEnv)
+}
+
+// stdinIf is stdin when the passphrase is to be read there, else nil.
+func (app *App) stdinIf(fromStdin bool) io.Reader {
+	if fromStdin {
+		return app.Stdin
 	}
-	if err != nil {
-		return nil, err
-	}
-	if len([]rune(string(pass))) < minPassphrase {
-		return nil, fmt.Errorf("the passphrase is too short: use at least %d characters (a few unrelated words work well)", minPassphrase)
-	}
-	return pass, nil
+	return nil
 }
 
 // readKeyfile reads the keyfile named by --keyfile, else the one whose
@@ -108,15 +51,10 @@ func (app *App) quietCredential() (vaultfmt.Unlock, bool) {
 	return key.Unlock, err == nil
 }
 
-// credentialRequest is what the CLI brings to session.Obtain.
+// credentialRequest is what the CLI brings to session.Obtain and
+// session.Passphrase: --keyfile, stdin when asked, and the terminal.
 func (app *App) credentialRequest(prompt bool) session.Request {
-	r := session.Request{Keyfile: app.Keyfile}
-	if prompt {
-		r.Prompt = func() ([]byte, error) {
-			return promptPassphrase(fmt.Sprintf("Passphrase for %s: ", app.Vault))
-		}
-	}
-	return r
+	return session.TerminalRequest(app.Vault, app.Keyfile, nil, prompt)
 }
 
 // passphraseCredential asks for the passphrase (COMPARTMENT_PASSPHRASE,
@@ -124,15 +62,7 @@ func (app *App) credentialRequest(prompt bool) session.Request {
 // the session: commands that change key slots use it to prove the
 // passphrase.
 func (app *App) passphraseCredential() (vaultfmt.Unlock, error) {
-	keyfile, err := app.readKeyfile()
-	if err != nil {
-		return vaultfmt.Unlock{}, err
-	}
-	pass, err := session.Passphrase(app.Vault, app.credentialRequest(true), false)
-	if err != nil {
-		return vaultfmt.Unlock{}, err
-	}
-	return vaultfmt.Unlock{Passphrase: pass, Keyfile: keyfile}, nil
+	return session.PassphraseUnlock(app.Vault, app.credentialRequest(true), false)
 }
 
 // openVaultByPassphrase opens the vault with the passphrase itself (and

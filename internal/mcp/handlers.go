@@ -157,7 +157,7 @@ func (s *Server) storeTool() toolDef {
 			if err != nil {
 				return nil, err
 			}
-			return storeOf(res), nil
+			return api.StoreOf(res), nil
 		},
 	}
 }
@@ -209,9 +209,9 @@ func (s *Server) storeManyTool() toolDef {
 			if err != nil {
 				return nil, err
 			}
-			out := storeManyOut{Results: make([]storeOut, len(res))}
+			out := storeManyOut{Results: make([]api.Store, len(res))}
 			for i, r := range res {
-				out.Results[i] = storeOf(r)
+				out.Results[i] = api.StoreOf(r)
 				if r.Stored {
 					out.Stored++
 				}
@@ -246,7 +246,7 @@ func (s *Server) getTool() toolDef {
 			if err != nil {
 				return nil, err
 			}
-			return getOut{Notice: DataNotice, Memory: memoryOf(r)}, nil
+			return api.Got{Notice: DataNotice, Memory: api.MemoryOf(r)}, nil
 		},
 	}
 }
@@ -284,7 +284,7 @@ func (s *Server) recentTool() toolDef {
 			if err != nil {
 				return nil, err
 			}
-			return listOut{Notice: DataNotice, Count: len(recs), Results: memoriesOf(recs)}, nil
+			return api.List{Notice: DataNotice, Count: len(recs), Results: api.MemoriesOf(recs)}, nil
 		},
 	}
 }
@@ -311,7 +311,7 @@ func (s *Server) forgetTool() toolDef {
 			if err != nil {
 				return nil, err
 			}
-			return forgetOut{ID: id, Forgotten: true, Shredded: a.Shred}, nil
+			return api.Forgotten{ID: id, Forgotten: true, Shredded: a.Shred}, nil
 		},
 	}
 }
@@ -451,7 +451,7 @@ func (s *Server) unlinkTool() toolDef {
 			if err := v.Unlink(id); err != nil {
 				return nil, err
 			}
-			return unlinkOut{ID: id, Unlinked: true}, nil
+			return api.Unlinked{ID: id, Unlinked: true}, nil
 		},
 	}
 }

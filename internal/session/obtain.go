@@ -21,6 +21,7 @@ package session
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -51,6 +52,10 @@ type Request struct {
 	// says (a process that locked the vault itself, with no session
 	// directory to write the marker in).
 	NoEnvironment bool
+	// Stdin, when set, is where [Passphrase] reads the passphrase (its
+	// first line) before any other source: a person piped it there
+	// (--passphrase-stdin). [Obtain] does not read it.
+	Stdin io.Reader
 }
 
 // Key is an obtained credential.
@@ -169,13 +174,16 @@ func (s *Session) allowEnvironment() error {
 }
 
 // Passphrase gets the passphrase itself for a command that must prove it
-// (unlock, rekey, 2fa enable|disable): COMPARTMENT_PASSPHRASE, else
-// r.Prompt. For an unlock (unlocking) the environment is refused after a
+// (unlock, rekey, 2fa enable|disable): r.Stdin when set, else
+// COMPARTMENT_PASSPHRASE, else r.Prompt. For an unlock (unlocking) the environment is refused after a
 // lock, as everywhere else: the passphrase a lock shut out must not undo
 // the lock, so a person types it (or pipes it to --passphrase-stdin).
 // rekey and 2fa still read it: they change key slots and open nothing for
 // anyone else.
 func Passphrase(vaultPath string, r Request, unlocking bool) ([]byte, error) {
+	if r.Stdin != nil {
+		return ReadPassphraseLine(r.Stdin)
+	}
 	allowed := true
 	if unlocking {
 		s, _ := For(vaultPath)

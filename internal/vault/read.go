@@ -2,6 +2,7 @@ package vault
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -74,10 +75,14 @@ type RecentRequest struct {
 	Limit     int    // default 20
 	Namespace string // "" = every readable namespace
 	All       bool   // include reference facts
+	// NewestFirst lists them newest first, as the CLI, the dashboard and
+	// the panel show them; the default is the spec's oldest first
+	// (memory_recent).
+	NewestFirst bool
 }
 
-// Recent returns the newest live memories, oldest first, reference facts
-// hidden unless All.
+// Recent returns the newest live memories, oldest first (newest first
+// with NewestFirst), reference facts hidden unless All.
 func (v *Vault) Recent(req RecentRequest) ([]*Record, error) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
@@ -102,8 +107,8 @@ func (v *Vault) Recent(req RecentRequest) ([]*Record, error) {
 	if len(out) > limit {
 		out = out[:limit]
 	}
-	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
-		out[i], out[j] = out[j], out[i]
+	if !req.NewestFirst {
+		slices.Reverse(out)
 	}
 	return copies(out), nil
 }

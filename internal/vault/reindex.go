@@ -19,6 +19,10 @@ type ReindexOptions struct {
 	Int8 *bool
 	// Progress is told how many of total records are done.
 	Progress func(done, total int)
+	// Model, when set, is the model setting saved (with Int8's storage)
+	// once every record is embedded, so a switch that fails leaves the
+	// vault on its old model.
+	Model string
 }
 
 // Reindex pins the vault to the loaded model and embeds every record that
@@ -54,6 +58,15 @@ func (v *Vault) Reindex(opts ReindexOptions) (int, error) {
 		if opts.Progress != nil {
 			opts.Progress(done, len(todo))
 		}
+	}
+	if opts.Model == "" && opts.Int8 == nil {
+		return done, nil
+	}
+	if opts.Model != "" {
+		v.cfg.Settings.Model = opts.Model
+	}
+	if err := v.cfg.Save(v.path); err != nil {
+		return done, fmt.Errorf("reindex: %w (the vectors were re-embedded; set the model setting by hand)", err)
 	}
 	return done, nil
 }

@@ -8,6 +8,12 @@ import (
 	"github.com/compartment/compartment/vaultfmt"
 )
 
+// The kinds of key slot a status names.
+const (
+	SlotKindPassphrase = "passphrase"
+	SlotKindKeyfile    = "passphrase+keyfile" // two-factor unlock
+)
+
 // SlotStatus describes one key slot.
 type SlotStatus struct {
 	Kind      string `json:"kind"` // passphrase | passphrase+keyfile
@@ -98,9 +104,9 @@ func (v *Vault) Status() (Status, error) {
 	}
 	s.Namespaces = len(namespaces)
 	for _, sl := range h.Slots {
-		kind := "passphrase"
+		kind := SlotKindPassphrase
 		if sl.Kind == vaultfmt.SlotPassphraseKeyfile {
-			kind = "passphrase+keyfile"
+			kind = SlotKindKeyfile
 		}
 		s.Slots = append(s.Slots, SlotStatus{Kind: kind, Time: sl.KDF.Time, MemoryKiB: sl.KDF.MemoryKiB, Threads: sl.KDF.Threads})
 	}
