@@ -485,9 +485,18 @@ type benchProcs struct {
 	log io.Writer
 }
 
+// command runs the binary with a HOME of its own under the bench's temp
+// dir. The kept vault is copied afresh for every run, so the user's
+// ~/.compartment/seen would remember the last run's copy and refuse this
+// one as a rollback; and a benchmark has no business writing there. The
+// models and the ONNX Runtime are still read where the user keeps them.
 func (p benchProcs) command(env []string, args ...string) *exec.Cmd {
 	cmd := exec.Command(p.exe, args...)
-	cmd.Env = append(os.Environ(), "COMPARTMENT_EMBED_SOCKET="+filepath.Join(p.dir, "embed.sock"))
+	cmd.Env = append(os.Environ(), "COMPARTMENT_EMBED_SOCKET="+filepath.Join(p.dir, "embed.sock"),
+		"HOME="+filepath.Join(p.dir, "home"), embed.EnvModelsDir+"="+embed.DefaultModelsDir())
+	if lib, err := embed.FindRuntimeLibrary(); err == nil && os.Getenv(embed.EnvORTLib) == "" {
+		cmd.Env = append(cmd.Env, embed.EnvORTLib+"="+lib)
+	}
 	cmd.Env = append(cmd.Env, env...)
 	return cmd
 }

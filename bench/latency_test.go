@@ -46,9 +46,10 @@ func TestBenchTableThroughTheBinary(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	userSock := filepath.Join(dir, "user.sock")
+	home := filepath.Join(dir, "home")
 	run := func(args ...string) []byte {
 		cmd := exec.Command(exe, append([]string{"bench", "--records", "600", "--searches", "40", "--stores", "10", "--vector-n", "2000"}, args...)...)
-		cmd.Env = append(os.Environ(), "COMPARTMENT_EMBED_SOCKET="+userSock)
+		cmd.Env = append(os.Environ(), "COMPARTMENT_EMBED_SOCKET="+userSock, "HOME="+home)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		out, err := cmd.Output()
@@ -57,9 +58,20 @@ func TestBenchTableThroughTheBinary(t *testing.T) {
 		}
 		return out
 	}
+	// Twice on one kept vault: the second run's server must not take the
+	// fresh copy for a rollback of the first run's, which it did while the
+	// bench's processes shared the user's ~/.compartment/seen.
+	cache := filepath.Join(dir, "cache")
+	run("--vault-cache", cache)
 	var rep LatencyReport
-	if err := json.Unmarshal(run("--json"), &rep); err != nil {
+	if err := json.Unmarshal(run("--json", "--vault-cache", cache), &rep); err != nil {
 		t.Fatal(err)
+	}
+	if !rep.VaultReused {
+		t.Errorf("the second run built the vault again")
+	}
+	if _, err := os.Stat(filepath.Join(home, ".compartment", "seen")); err == nil {
+		t.Errorf("the benchmark wrote rollback records into the user's ~/.compartment")
 	}
 	for name, v := range map[string]float64{
 		"init": rep.InitMs, "open offline": rep.OpenOfflineMs, "open": rep.OpenMs, "search p50": rep.SearchP50Ms,
