@@ -462,8 +462,15 @@ func TestIntegrateListAllAndRefusal(t *testing.T) {
 	if _, err := os.Stat(vaultPath); err != nil {
 		t.Fatal("a refused --purge deleted the vault")
 	}
+	// The files that exist only beside the vault go with it.
+	beside := []string{vaultPath + ".pending.json", vaultPath + ".sync.json", vaultPath + ".trusted-keys"}
+	for _, p := range beside {
+		if err := os.WriteFile(p, []byte("{}"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 	h.compartment("uninstall", "--purge", "--yes")
-	for _, p := range []string{vaultPath, filepath.Join(h.home, ".claude.json"), filepath.Join(h.home, ".claude", "settings.json")} {
+	for _, p := range append(beside, vaultPath, filepath.Join(h.home, ".claude.json"), filepath.Join(h.home, ".claude", "settings.json")) {
 		if _, err := os.Stat(p); err == nil {
 			t.Fatalf("uninstall --purge left %s", p)
 		}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/compartment/compartment/internal/capture"
+	"github.com/compartment/compartment/internal/devsync"
 	"github.com/compartment/compartment/internal/integrate"
 	"github.com/compartment/compartment/internal/session"
 	"github.com/compartment/compartment/internal/vault"
@@ -11,7 +13,7 @@ import (
 
 // UninstallCmd takes back what integrate, hook and the skill wrote.
 type UninstallCmd struct {
-	Purge  bool `help:"Also delete the vault, its settings file and its lock (every memory in it is lost)."`
+	Purge  bool `help:"Also delete the vault and the files beside it: settings, lock, trusted pack keys, sync sidecar, pending captures (every memory in it is lost)."`
 	Yes    bool `help:"With --purge: do not ask (needed without a terminal)."`
 	DryRun bool `help:"Say what would change and write nothing."`
 	JSON   bool `help:"Print the result as JSON." name:"json"`
@@ -51,7 +53,7 @@ func (c *UninstallCmd) Run(app *App) error {
 				s.Lock()
 			}
 		}
-		gone, err := vault.Purge(app.Vault, c.DryRun)
+		gone, err := vault.Purge(app.Vault, c.DryRun, devsync.SidecarPath(app.Vault), capture.PendingPath(app.Vault))
 		for _, p := range gone {
 			changes = append(changes, integrate.Undone{Kind: "vault", Path: p, Action: "removed"})
 			if !c.JSON {

@@ -28,12 +28,14 @@ func ExportFile(v *Vault, path string) (int, error) {
 	return n, nil
 }
 
-// Purge deletes the vault at path with its settings file and its lock
-// (in a dry run it only lists them) and returns those that existed. Every
-// memory in the vault is lost.
-func Purge(path string, dry bool) ([]string, error) {
+// Purge deletes the vault at path with the files that exist only beside
+// it: its settings file, its lock, its trusted pack keys, and the
+// sidecars other packages keep there, which the caller names (in a dry
+// run it only lists them). It returns those that existed. Every memory in
+// the vault is lost.
+func Purge(path string, dry bool, sidecars ...string) ([]string, error) {
 	var gone []string
-	for _, p := range []string{path, ConfigPath(path), path + ".lock"} {
+	for _, p := range append([]string{path, ConfigPath(path), path + ".lock", TrustedKeysPath(path)}, sidecars...) {
 		if _, err := os.Stat(p); err != nil {
 			continue
 		}

@@ -52,20 +52,21 @@ func TestPurge(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "memory.vault")
 	other := filepath.Join(dir, "notes.txt")
-	for _, p := range []string{path, ConfigPath(path), path + ".lock", other} {
+	sidecar := path + ".sync.json"
+	for _, p := range []string{path, ConfigPath(path), path + ".lock", TrustedKeysPath(path), sidecar, other} {
 		if err := os.WriteFile(p, []byte("x"), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
-	want := []string{path, ConfigPath(path), path + ".lock"}
-	gone, err := Purge(path, true)
+	want := []string{path, ConfigPath(path), path + ".lock", TrustedKeysPath(path), sidecar}
+	gone, err := Purge(path, true, sidecar)
 	if err != nil || strings.Join(gone, "|") != strings.Join(want, "|") {
 		t.Fatalf("dry run: %v %v", gone, err)
 	}
 	if _, err := os.Stat(path); err != nil {
 		t.Fatal("a dry run deleted the vault")
 	}
-	if gone, err = Purge(path, false); err != nil || len(gone) != 3 {
+	if gone, err = Purge(path, false, sidecar); err != nil || len(gone) != len(want) {
 		t.Fatalf("purge: %v %v", gone, err)
 	}
 	for _, p := range want {
@@ -76,7 +77,7 @@ func TestPurge(t *testing.T) {
 	if _, err := os.Stat(other); err != nil {
 		t.Fatalf("purge deleted a file that is not the vault's: %v", err)
 	}
-	if gone, err = Purge(path, false); err != nil || len(gone) != 0 {
+	if gone, err = Purge(path, false, sidecar); err != nil || len(gone) != 0 {
 		t.Fatalf("again: %v %v", gone, err)
 	}
 }
