@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/compartment/compartment/internal/api"
+	"github.com/compartment/compartment/internal/capture"
+	"github.com/compartment/compartment/internal/integrate"
 	"github.com/compartment/compartment/internal/vault"
 )
 
@@ -137,7 +139,7 @@ var panelAgents = []Agent{
 
 // connectable is the Connect list for the clients `integrate --list`
 // reported.
-func connectable(clients []listedClient) []Agent {
+func connectable(clients []integrate.ClientRow) []Agent {
 	out := append([]Agent(nil), panelAgents...)
 	fixed := map[string]bool{}
 	for _, a := range panelAgents {
@@ -149,15 +151,6 @@ func connectable(clients []listedClient) []Agent {
 		}
 	}
 	return out
-}
-
-// listedClient is one row of `compartment integrate --list --json`.
-type listedClient struct {
-	Client    string `json:"client"`
-	Name      string `json:"name"`
-	Installed bool   `json:"installed"`
-	Wired     bool   `json:"wired"`
-	File      string `json:"file"`
 }
 
 // Load reads the state. Parts that need an open vault are left empty when
@@ -182,13 +175,11 @@ func (c *CLI) Load() (State, error) {
 	if err := c.runJSON(&cfg, "config", "get", "--json"); err == nil {
 		st.RefInSearch, st.AutoLockMin = cfg.Ref, cfg.AutoLock
 	}
-	var hook struct {
-		Installed bool `json:"installed"`
-	}
+	var hook capture.HookState
 	if err := c.runJSON(&hook, "hook", "status", "--json"); err == nil {
 		st.HookOn = hook.Installed
 	}
-	var clients []listedClient
+	var clients []integrate.ClientRow
 	st.Agents = map[string]bool{}
 	if err := c.runJSON(&clients, "integrate", "--list", "--json"); err == nil {
 		for _, cl := range clients {
