@@ -7,7 +7,7 @@ PKGS    := ./...
 # The default test run must stay well under 15 minutes on 2 cores.
 TEST_TIMEOUT ?= 12m
 # Seconds per fuzz target: short in `make test`, long in `make fuzz`.
-FUZZ_SHORT ?= 5
+FUZZ_SHORT ?= 3
 FUZZ_LONG  ?= 120
 
 PREFIX  ?= $(HOME)/.local
