@@ -41,6 +41,15 @@ var (
 	benchError error
 )
 
+// openBenchVault opens the shared benchmark vault with the bundled model.
+func openBenchVault(b *testing.B) *Vault {
+	v, err := Open(benchVault(b, benchN()), Options{Unlock: vaultfmt.Unlock{Passphrase: testPass}, Encoder: staticEncoder(b)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return v
+}
+
 func staticEncoder(tb testing.TB) embed.Encoder {
 	enc, err := embed.OpenStatic()
 	if err != nil {
@@ -107,12 +116,8 @@ func BenchmarkOpen20kRebuild(b *testing.B) {
 }
 
 func benchOpen(b *testing.B) {
-	path := benchVault(b, benchN())
-	enc := staticEncoder(b)
-	v, err := Open(path, Options{Unlock: vaultfmt.Unlock{Passphrase: testPass}, Encoder: enc})
-	if err != nil {
-		b.Fatal(err)
-	}
+	v := openBenchVault(b)
+	path, enc := v.Path(), v.enc
 	key := v.File().MasterKey()
 	v.Close()
 	b.ReportAllocs()
@@ -127,12 +132,7 @@ func benchOpen(b *testing.B) {
 }
 
 func BenchmarkSearchHybrid20k(b *testing.B) {
-	path := benchVault(b, benchN())
-	enc := staticEncoder(b)
-	v, err := Open(path, Options{Unlock: vaultfmt.Unlock{Passphrase: testPass}, Encoder: enc})
-	if err != nil {
-		b.Fatal(err)
-	}
+	v := openBenchVault(b)
 	defer v.Close()
 	queries := []string{"when is the dentist appointment", "staging server password", "postgres migration deadline",
 		"wedding hotel budget", "which router is in the office", "flight to the concert"}
@@ -184,12 +184,7 @@ func benchN() int {
 // BenchmarkStore20k stores into a vault that already holds 20k memories:
 // the near-duplicate check runs against all of them.
 func BenchmarkStore20k(b *testing.B) {
-	path := benchVault(b, benchN())
-	enc := staticEncoder(b)
-	v, err := Open(path, Options{Unlock: vaultfmt.Unlock{Passphrase: testPass}, Encoder: enc})
-	if err != nil {
-		b.Fatal(err)
-	}
+	v := openBenchVault(b)
 	defer v.Close()
 	r := rand.New(rand.NewPCG(9, 10))
 	samples := make([]time.Duration, 0, b.N)
@@ -209,12 +204,7 @@ func BenchmarkStore20k(b *testing.B) {
 // passes run back to back on the same handle, as the server runs them in
 // the background: how long a search waits behind a pass's lock.
 func BenchmarkSearchDuringRetag(b *testing.B) {
-	path := benchVault(b, benchN())
-	enc := staticEncoder(b)
-	v, err := Open(path, Options{Unlock: vaultfmt.Unlock{Passphrase: testPass}, Encoder: enc})
-	if err != nil {
-		b.Fatal(err)
-	}
+	v := openBenchVault(b)
 	defer v.Close()
 	stop := make(chan struct{})
 	passes := make(chan int, 1)
