@@ -1,0 +1,129 @@
+// Package lexicon is general English word knowledge the store's opinion
+// rules may use: which two words say one thing. It is a table generated
+// from WordNet 3.0 ([table.txt], with WordNet's license; gen/ writes it)
+// and nothing else: no word of any evaluation set went into it.
+//
+// Two words are the same ([Same]) when, after their inflections are
+// undone (flights → flight, flew → fly, backing up → back up), WordNet
+// holds one of:
+//
+//   - a noun that names the act, event or process of a verb, as a form of
+//     that word: flight ↔ fly, commuting ↔ commute; or a verb and its
+//     particle written as one noun: backup ↔ back up, setup ↔ set up;
+//   - two lemmas of one synset that is the most frequent sense of both:
+//     film ↔ movie, standpoint ↔ viewpoint.
+//
+// Never two alternatives: a pair whose words are, in any of their three
+// most frequent senses, two different things of one kind (tea and
+// coffee, morning and evening: one direct hypernym) is not in the table.
+// The table knows words, not names: the store never asks it about a word
+// written with a capital or holding a digit.
+package lexicon
+
+import (
+	_ "embed"
+	"strings"
+	"sync"
+)
+
+//go:generate go run ./gen -wordnet /usr/share/wordnet -out table.txt -fixture testdata/alternatives.txt
+
+//go:embed table.txt
+var table string
+
+type lexicon struct {
+	pairs  map[[2]string]byte // sorted lemma pair → kind ('d' or 's')
+	lemmas map[string]bool
+	irreg  map[string][]string // irregular form → its lemmas
+}
+
+var load = sync.OnceValue(func() *lexicon {
+	l := &lexicon{pairs: map[[2]string]byte{}, lemmas: map[string]bool{}, irreg: map[string][]string{}}
+	for _, line := range strings.Split(table, "\n") {
+		f := strings.Fields(line)
+		if len(f) != 3 || strings.HasPrefix(line, "#") {
+			continue
+		}
+		switch f[0] {
+		case "x":
+			l.irreg[f[1]] = append(l.irreg[f[1]], f[2])
+		default:
+			l.pairs[[2]string{f[1], f[2]}] = f[0][0]
+			l.lemmas[f[1]], l.lemmas[f[2]] = true, true
+		}
+	}
+	return l
+})
+
+// Same reports whether two words (or a verb and its particle, written
+// with a space: "backing up") say one thing by the table. Case is
+// ignored; a word the table does not know is the same as nothing.
+func Same(a, b string) bool {
+	l := load()
+	for _, x := range l.bases(a) {
+		for _, y := range l.bases(b) {
+			key := [2]string{min(x, y), max(x, y)}
+			if _, ok := l.pairs[key]; ok && x != y {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Known reports whether the table holds w in some form.
+func Known(w string) bool { return len(load().bases(w)) > 0 }
+
+// bases are the table's lemmas w may be an inflection of: WordNet's own
+// detachment rules (morphy) and its irregular forms, a doubled final
+// consonant undone (running → run), a phrase's first word inflected and
+// its particle kept ("backing up" → back_up).
+func (l *lexicon) bases(w string) []string {
+	w = strings.ToLower(strings.TrimSpace(w))
+	head, particle, phrase := strings.Cut(w, " ")
+	if phrase && (strings.Contains(particle, " ") || particle == "") {
+		return nil
+	}
+	var out []string
+	for _, h := range forms(head) {
+		for _, base := range append([]string{h}, l.irreg[h]...) {
+			if phrase {
+				base += "_" + particle
+			}
+			if l.lemmas[base] && !contains(out, base) {
+				out = append(out, base)
+			}
+		}
+	}
+	return out
+}
+
+// detach are morphy's suffix rules for nouns and verbs.
+var detach = [][2]string{{"s", ""}, {"ses", "s"}, {"xes", "x"}, {"zes", "z"}, {"ches", "ch"}, {"shes", "sh"},
+	{"men", "man"}, {"ies", "y"}, {"es", "e"}, {"es", ""}, {"ed", "e"}, {"ed", ""}, {"ing", "e"}, {"ing", ""}}
+
+// forms are w and what each suffix rule leaves of it.
+func forms(w string) []string {
+	out := []string{w}
+	for _, r := range detach {
+		stem, ok := strings.CutSuffix(w, r[0])
+		if !ok || len(stem) < 2 {
+			continue
+		}
+		out = append(out, stem+r[1])
+		// running → runn → run, stopped → stopp → stop
+		if n := len(stem); r[1] == "" && n >= 3 && stem[n-1] == stem[n-2] && !strings.ContainsRune("aeiou", rune(stem[n-1])) {
+			out = append(out, stem[:n-1])
+		}
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
