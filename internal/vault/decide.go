@@ -140,17 +140,25 @@ func (v OpinionVerdict) String() string {
 // makes a pair "same", and its absence never proves a restatement.
 func DecideOpinion(old, text string, cos float64, cal rank.Calibration) OpinionVerdict {
 	a, b := parseOpinion(old), parseOpinion(text)
+	fixed := func(w string) bool { return a.fixed[w] || b.fixed[w] }
 	shared, named := sameAspect(a, b)
 	switch {
 	case !sameHolder(a, b) || !shared:
 		return OpinionUnrelated
-	case elaborates(a.object, b.object, func(w string) bool { return a.fixed[w] || b.fixed[w] }):
+	case elaborates(a.object, b.object, fixed):
 		// Every content word of the objects agrees, in order: nothing a
 		// cosine could add. The bundled model puts such restatements of
 		// words it knows little ("Nadia finds Kubernetes
 		// overcomplicated." / "Nadia thinks Kubernetes is too
 		// complicated.": 0.19) below its floor.
 		return OpinionSame
+	case sayOtherwise(a, b, fixed):
+		// The same, with a word said otherwise by the lexicon (flights /
+		// fly): the model cannot tell those words from alternatives
+		// (0.21 against morning/evening's 0.78), WordNet can.
+		return OpinionSame
+	case overturns(a, b, fixed) || overturns(b, a, fixed):
+		return OpinionConflict
 	case !(cal.OnSameTopic(cos) || named && cos >= cal.CosFloor):
 		return OpinionUnrelated
 	case cal.SaysSame(cos) && restates(a, b):
