@@ -190,7 +190,8 @@ func sameAspect(a, b opinionParts) (shared, named bool) {
 	wb := aspectWords(b)
 	for _, x := range aspectWords(a) {
 		for _, y := range wb {
-			if sameOpinionWord(x.word, y.word) && (x.fixed || y.fixed || x.head == y.head) {
+			if sameOpinionWord(x.word, y.word) && (x.fixed || y.fixed || x.head == y.head) ||
+				!x.fixed && !y.fixed && lexicon.Same(x.word, y.word) {
 				shared = true
 				named = named || x.fixed && y.fixed
 			}
@@ -370,25 +371,25 @@ func sayOtherwise(a, b opinionParts, fixed func(string) bool) bool {
 	plain := func(w string) bool {
 		return !fixed(w) && movable(w, a, b) && !aspectStop[w] && !negations[w] && strings.IndexFunc(w, unicode.IsDigit) < 0
 	}
-	lexical := 0
-	i, j := 0, 0
-	for i < len(x) && j < len(y) {
+	// match aligns x[i:] with y[j:]; the words are few, so it tries each
+	// way in turn.
+	var match func(i, j int, lexical bool) bool
+	match = func(i, j int, lexical bool) bool {
 		switch {
-		case sameOpinionWord(x[i], y[j]):
-			i, j = i+1, j+1
+		case i == len(x) || j == len(y):
+			return i == len(x) && j == len(y) && lexical
+		case sameOpinionWord(x[i], y[j]) && match(i+1, j+1, lexical):
+			return true
 		case !plain(x[i]) || !plain(y[j]):
 			return false
-		case lexicon.Same(x[i], y[j]):
-			i, j, lexical = i+1, j+1, lexical+1
-		case j+1 < len(y) && plain(y[j+1]) && lexicon.Same(x[i], y[j]+" "+y[j+1]):
-			i, j, lexical = i+1, j+2, lexical+1
-		case i+1 < len(x) && plain(x[i+1]) && lexicon.Same(x[i]+" "+x[i+1], y[j]):
-			i, j, lexical = i+2, j+1, lexical+1
-		default:
-			return false
+		case lexicon.Same(x[i], y[j]) && match(i+1, j+1, true):
+			return true
+		case j+1 < len(y) && plain(y[j+1]) && lexicon.Same(x[i], y[j]+" "+y[j+1]) && match(i+1, j+2, true):
+			return true
 		}
+		return i+1 < len(x) && plain(x[i+1]) && lexicon.Same(x[i]+" "+x[i+1], y[j]) && match(i+2, j+1, true)
 	}
-	return i == len(x) && j == len(y) && lexical > 0
+	return match(0, 0, false)
 }
 
 // overturns reports whether the opinion b prefers something over what a
