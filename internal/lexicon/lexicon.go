@@ -22,6 +22,7 @@ package lexicon
 
 import (
 	_ "embed"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -90,7 +91,7 @@ func (l *lexicon) bases(w string) []string {
 			if phrase {
 				base += "_" + particle
 			}
-			if l.lemmas[base] && !contains(out, base) {
+			if l.lemmas[base] && !slices.Contains(out, base) {
 				out = append(out, base)
 			}
 		}
@@ -119,11 +120,15 @@ func forms(w string) []string {
 	return out
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
+
+// Pairs are the table's pairs of lemmas, a verb and its particle written
+// with a space ("back up"): for the tests of the rules that use it.
+func Pairs() [][2]string {
+	l := load()
+	out := make([][2]string, 0, len(l.pairs))
+	for k := range l.pairs {
+		out = append(out, [2]string{strings.ReplaceAll(k[0], "_", " "), strings.ReplaceAll(k[1], "_", " ")})
 	}
-	return false
+	slices.SortFunc(out, func(a, b [2]string) int { return strings.Compare(a[0]+" "+a[1], b[0]+" "+b[1]) })
+	return out
 }
