@@ -120,7 +120,6 @@ func forms(w string) []string {
 	return out
 }
 
-
 // Pairs are the table's pairs of lemmas, a verb and its particle written
 // with a space ("back up"): for the tests of the rules that use it.
 func Pairs() [][2]string {
