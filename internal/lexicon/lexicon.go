@@ -25,6 +25,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 //go:generate go run ./gen -wordnet /usr/share/wordnet -out table.txt -fixture testdata/alternatives.txt
@@ -36,6 +37,9 @@ type lexicon struct {
 	pairs  map[[2]string]byte // sorted lemma pair → kind ('d' or 's')
 	lemmas map[string]bool
 	irreg  map[string][]string // irregular form → its lemmas
+
+	memo     sync.Map // word → its bases
+	memoized atomic.Int64
 }
 
 var load = sync.OnceValue(func() *lexicon {
@@ -80,6 +84,22 @@ func Known(w string) bool { return len(load().bases(w)) > 0 }
 // consonant undone (running → run), a phrase's first word inflected and
 // its particle kept ("backing up" → back_up).
 func (l *lexicon) bases(w string) []string {
+	if b, ok := l.memo.Load(w); ok {
+		return b.([]string)
+	}
+	out := l.findBases(w)
+	if l.memoized.Add(1) <= maxMemo {
+		l.memo.Store(w, out)
+	}
+	return out
+}
+
+// maxMemo bounds how many words' bases a process remembers: the store
+// asks about the same few words again and again (every candidate of
+// every opinion), a server for a long time.
+const maxMemo = 1 << 16
+
+func (l *lexicon) findBases(w string) []string {
 	w = strings.ToLower(strings.TrimSpace(w))
 	head, particle, phrase := strings.Cut(w, " ")
 	if phrase && (strings.Contains(particle, " ") || particle == "") {
