@@ -29,8 +29,8 @@ import (
 // negation, comparison and degree words, prepositions, pronouns, hedges
 // and generic context nouns ([aspectStop]) are gone. Two opinions are on
 // the same aspect when their objects share one of those words, up to
-// inflection, and the model's calibrated similarity puts them on the same
-// topic ([DecideOpinion]): "Lena likes sparkling water with lunch" and
+// inflection or the WordNet lexicon ([lexicon.Same]), and the model's
+// calibrated similarity puts them on the same topic ([DecideOpinion]): "Lena likes sparkling water with lunch" and
 // "Lena prefers oat milk in her coffee" share a holder but no aspect word,
 // so neither conflicts with the other, whatever the cosine.
 
@@ -184,8 +184,9 @@ func aspectWords(p opinionParts) []aspectWord {
 // sameAspect reports whether two opinions' objects share a content word,
 // up to inflection: a name in any place, a common word in the same place
 // of its phrase (head or modifier), so "tabs for Go code" and "code
-// reviews before noon" are not about one thing; and whether a shared word
-// is a name.
+// reviews before noon" are not about one thing; or two plain words the
+// WordNet lexicon pairs, in any place ("payments by card", "paying in
+// cash": [lexicon.Same]); and whether a shared word is a name.
 func sameAspect(a, b opinionParts) (shared, named bool) {
 	wb := aspectWords(b)
 	for _, x := range aspectWords(a) {
