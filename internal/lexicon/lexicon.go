@@ -16,6 +16,9 @@
 // Never two alternatives: a pair whose words are, in any of their three
 // most frequent senses, two different things of one kind (tea and
 // coffee, morning and evening: one direct hypernym) is not in the table.
+// The table also groups frequent nouns by kind ([Kind]: tea and coffee are
+// beverages), for a hint that a newer choice may update an older one.
+//
 // The table knows words, not names: the store never asks it about a word
 // written with a capital or holding a digit.
 package lexicon
@@ -37,15 +40,23 @@ type lexicon struct {
 	pairs  map[[2]string]byte // sorted lemma pair → kind ('d' or 's')
 	lemmas map[string]bool
 	irreg  map[string][]string // irregular form → its lemmas
+	kinds  map[string][]string // noun → the kinds its most frequent sense is directly of
 
 	memo     sync.Map // word → its bases
 	memoized atomic.Int64
 }
 
 var load = sync.OnceValue(func() *lexicon {
-	l := &lexicon{pairs: map[[2]string]byte{}, lemmas: map[string]bool{}, irreg: map[string][]string{}}
+	l := &lexicon{pairs: map[[2]string]byte{}, lemmas: map[string]bool{}, irreg: map[string][]string{}, kinds: map[string][]string{}}
 	for _, line := range strings.Split(table, "\n") {
 		f := strings.Fields(line)
+		if len(f) > 3 && f[0] == "k" {
+			for _, w := range f[2:] {
+				l.kinds[w] = append(l.kinds[w], f[1])
+				l.lemmas[w] = true
+			}
+			continue
+		}
 		if len(f) != 3 || strings.HasPrefix(line, "#") {
 			continue
 		}
@@ -74,6 +85,33 @@ func Same(a, b string) bool {
 		}
 	}
 	return false
+}
+
+// Kind reports whether two nouns are two different things of one kind
+// (tea and coffee, both a beverage in their most frequent sense; autumn
+// and spring), and names the kind ("beverage"). Two such words are
+// alternatives, never the same: a choice of one may replace a choice of
+// the other, which only the writer can say, so a caller may use this for
+// a hint and nothing more.
+func Kind(a, b string) (string, bool) {
+	l := load()
+	if Same(a, b) {
+		return "", false
+	}
+	for _, x := range l.bases(a) {
+		for _, y := range l.bases(b) {
+			if x == y {
+				return "", false // one word
+			}
+			for _, k := range l.kinds[x] {
+				if slices.Contains(l.kinds[y], k) {
+					name, _, _ := strings.Cut(k, ".")
+					return strings.ReplaceAll(name, "_", " "), true
+				}
+			}
+		}
+	}
+	return "", false
 }
 
 // Known reports whether the table holds w in some form.

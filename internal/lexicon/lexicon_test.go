@@ -39,6 +39,26 @@ func TestSame(t *testing.T) {
 	}
 }
 
+func TestKind(t *testing.T) {
+	for _, c := range []struct {
+		a, b, kind string
+	}{
+		{"tea", "coffee", "beverage"},
+		{"coffee", "teas", "beverage"},
+		{"autumn", "spring", "season"},
+		{"winter", "wintertime", ""}, // one synset: the same, not two kinds
+		{"tea", "tea", ""},
+		{"tea", "sofa", ""},
+		{"zed", "helix", ""},
+		{"flight", "fly", ""},
+	} {
+		got, ok := Kind(c.a, c.b)
+		if got != c.kind || ok != (c.kind != "") {
+			t.Errorf("Kind(%q, %q) = %q, %v, want %q", c.a, c.b, got, ok, c.kind)
+		}
+	}
+}
+
 // The alternatives WordNet itself lists (frequent words whose most
 // frequent senses are two things of one kind, written by gen from the
 // same database as the table) are never the same, in any inflection.
