@@ -33,6 +33,8 @@ import (
 
 //go:generate go run ./gen -wordnet /usr/share/wordnet -out table.txt -fixture testdata/alternatives.txt
 
+// (make lexicon runs the same with WORDNET=dir for another copy.)
+
 //go:embed table.txt
 var table string
 

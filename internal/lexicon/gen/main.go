@@ -86,7 +86,8 @@ func main() {
 		if a > b {
 			a, b = b, a
 		}
-		if _, ok := pairs[[2]string{a, b}]; !ok {
+		// One letter per pair whatever the maps' order: d before s.
+		if k, ok := pairs[[2]string{a, b}]; !ok || kind < k {
 			pairs[[2]string{a, b}] = kind
 		}
 	}
