@@ -107,3 +107,27 @@ func Alternatives(t testing.TB) [][2]string {
 	}
 	return out
 }
+
+// Same and Kind take any words the store meets: they never panic, are
+// symmetric, and never call a word the same as itself.
+func FuzzSame(f *testing.F) {
+	for _, s := range [][2]string{{"flights", "fly"}, {"backups", "backing up"}, {"tea", "coffee"}, {"", " "}, {"ies", "s"}, {"Ünïcode", "x y z"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		if Same(a, b) != Same(b, a) {
+			t.Fatalf("Same(%q, %q) is not symmetric", a, b)
+		}
+		ka, oka := Kind(a, b)
+		kb, okb := Kind(b, a)
+		if oka != okb || ka != kb {
+			t.Fatalf("Kind(%q, %q) is not symmetric", a, b)
+		}
+		if Same(a, a) {
+			t.Fatalf("Same(%q, itself)", a)
+		}
+		if oka && Same(a, b) {
+			t.Fatalf("%q and %q are the same and two of one kind", a, b)
+		}
+	})
+}
