@@ -99,3 +99,13 @@ facts:
 .PHONY: panel-idle
 panel-idle: build
 	@scripts/panel-idle.sh
+
+# Regenerates the opinion rules' word table (internal/lexicon/table.txt and
+# its test fixture) from WordNet 3.0: Debian's wordnet-base, the version
+# embed/train/corpus.lock pins (apt-get install wordnet-base, or
+# WORDNET=the usr/share/wordnet of an unpacked copy). The build and the
+# tests never need it: the table is committed.
+WORDNET ?= /usr/share/wordnet
+.PHONY: lexicon
+lexicon:
+	cd internal/lexicon && $(GO) run ./gen -wordnet $(abspath $(WORDNET))

@@ -18,9 +18,12 @@ import (
 // negations of both sides written one way. Any difference there keeps
 // both: a distinct fact, or for an opinion on the same topic a conflict
 // the writer resolves with supersedes. Nothing is ever folded silently.
-// One fold needs no cosine: an opinion of the same holder whose object is
-// the same content words in the same order ([DecideOpinion]); the model
-// can only be wrong there, never more right than the words.
+// Three folds need no cosine, all for an opinion of the same holder
+// ([DecideOpinion]): an object of the same content words in the same
+// order; the same with a word said otherwise by WordNet
+// ([sayOtherwise]); a noun said as a gerund with its object
+// ([complements]). The model can only be wrong there, never more right
+// than the words.
 
 // Calibration is what the loaded model's cosines mean, with the vault's
 // similarity settings, when set, in place of the model's thresholds: what
@@ -114,12 +117,19 @@ func (v OpinionVerdict) String() string {
 //	same      else if the objects are the same content words in the same
 //	          order up to function words ([elaborates]), whatever the
 //	          cosine
+//	same      else if they are so once the lexicon pairs words said
+//	          otherwise (flights/fly, backups/backing up, couch/sofa:
+//	          [sayOtherwise]), or one says the other's noun as a gerund
+//	          with its object ([complements]), neither saying the mind
+//	          changed, whatever the cosine
+//	conflict  else if one compares something over what the other holds
+//	          ([overturns]), whatever the cosine
 //	unrelated else if cos < same_topic (cos < cos_floor when the shared
 //	          word is a name: the model need only not call them
 //	          unrelated)
 //	same      else if cos ≥ same_meaning and the objects agree literally
 //	          as opinions otherwise ([restates]: two plain words swapped
-//	          after a possessive, a noun said as a gerund with its object)
+//	          after a possessive)
 //	conflict  otherwise
 //
 // A shared name ("Trello", "Terraform", "Kafka") is the strongest literal
@@ -134,23 +144,34 @@ func (v OpinionVerdict) String() string {
 // re-affirmed. Agreeing as opinions lets the stance verbs differ
 // (prefers/likes/thinks/would rather: how an opinion is held, not what it
 // is about), but never the things preferred, their order, or a negation.
-// The one rule that lets words be added beyond function words (a noun
-// said as a gerund with its object, [complements]) is held back when
-// either text says the mind changed ([changeMarked]); a marker never
-// makes a pair "same", and its absence never proves a restatement.
+// The rules that let a word differ or be added beyond function words (the
+// lexicon, a gerund with its object) are held back when either text says
+// the mind changed ([changeMarked]); a marker never makes a pair "same",
+// and its absence never proves a restatement. The lexicon knows general
+// English only (WordNet: never a name, a number or a negation, never two
+// alternatives such as tea and coffee), and it decides only where every
+// other word already agrees.
 func DecideOpinion(old, text string, cos float64, cal rank.Calibration) OpinionVerdict {
 	a, b := parseOpinion(old), parseOpinion(text)
+	fixed := func(w string) bool { return a.fixed[w] || b.fixed[w] }
 	shared, named := sameAspect(a, b)
 	switch {
 	case !sameHolder(a, b) || !shared:
 		return OpinionUnrelated
-	case elaborates(a.object, b.object, func(w string) bool { return a.fixed[w] || b.fixed[w] }):
+	case elaborates(a.object, b.object, fixed):
 		// Every content word of the objects agrees, in order: nothing a
 		// cosine could add. The bundled model puts such restatements of
 		// words it knows little ("Nadia finds Kubernetes
 		// overcomplicated." / "Nadia thinks Kubernetes is too
 		// complicated.": 0.19) below its floor.
 		return OpinionSame
+	case sayOtherwise(a, b, fixed) || complements(a, b, fixed):
+		// The same, with a word said otherwise by the lexicon (flights /
+		// fly): the model cannot tell those words from alternatives
+		// (0.21 against morning/evening's 0.78), WordNet can.
+		return OpinionSame
+	case overturns(a, b, fixed) || overturns(b, a, fixed):
+		return OpinionConflict
 	case !(cal.OnSameTopic(cos) || named && cos >= cal.CosFloor):
 		return OpinionUnrelated
 	case cal.SaysSame(cos) && restates(a, b):

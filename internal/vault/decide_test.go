@@ -106,6 +106,23 @@ func TestDecideOpinion(t *testing.T) {
 			{"Ines prefers buses over taxis within the city.", "Within the city, Ines would rather take the bus than a taxi.", OpinionSame},
 			{"Ines likes news podcasts.", "Ines likes new podcasts.", OpinionConflict},
 			{"Ines prefers buses over cars.", "Ines prefers cars over buses.", OpinionConflict},
+			// A word said otherwise by the lexicon ([sayOtherwise]), and
+			// what it never lets through: an alternative, a changed mind,
+			// a name, a number, a negation.
+			{"Emeka prefers the couch over the desk for reading.", "For reading, Emeka would rather use the sofa than the desk.", OpinionSame},
+			{"Solveig prefers payments by card.", "Solveig would rather pay by card.", OpinionSame},
+			{"Rafael dislikes cleanups on Saturdays.", "Rafael doesn't like cleaning up on Saturdays.", OpinionSame},
+			{"Emeka prefers the couch over the desk for reading.", "Emeka now prefers the sofa over the desk for reading.", OpinionConflict},
+			{"Solveig prefers payments by card.", "Solveig prefers paying by card instead.", OpinionConflict},
+			{"Solveig prefers payments by card.", "Solveig doesn't like paying by card.", OpinionConflict},
+			{"Solveig prefers payments by Visa.", "Solveig would rather pay by Amex.", OpinionConflict},
+			{"Solveig prefers 2 payments by card.", "Solveig would rather pay 3 times by card.", OpinionConflict},
+			{"Hana prefers tea in the afternoon.", "Hana prefers coffee in the afternoon.", OpinionConflict},
+			{"Hana prefers swimming in the morning.", "Hana prefers swimming in the evening.", OpinionConflict},
+			// "X over Y" where Y is what the old opinion holds ([overturns]).
+			{"Kofi prefers rebasing to keep history linear.", "Kofi now prefers merge commits over rebasing.", OpinionConflict},
+			{"Yusuf prefers tabs to keep diffs small.", "Yusuf prefers spaces over tabs.", OpinionConflict},
+			{"Yusuf prefers tabs to keep diffs small.", "Yusuf prefers tabs over spaces to keep diffs small.", OpinionConflict},
 			// The time words of a changed mind say nothing about the aspect.
 			{"Ines likes green tea.", "Ines likes green tea these days.", OpinionSame},
 			{"Ines likes green tea.", "Nowadays Ines likes green tea.", OpinionSame},
@@ -124,6 +141,11 @@ func TestDecideOpinion(t *testing.T) {
 			for _, p := range [][2]string{
 				{"Nadia finds Kubernetes overcomplicated.", "Nadia thinks Kubernetes is too complicated."},
 				{"Kofi dislikes calls in the evening.", "Kofi doesn't like having calls in the evenings."},
+				// a noun said as a gerund with its object ([complements])
+				{"Tomas likes batch exports.", "Tomas prefers batch-exporting invoices."},
+				// a word said otherwise by the lexicon ([sayOtherwise])
+				{"Marcus prefers trains over flights within Scandinavia.", "Within Scandinavia, Marcus would rather take the train than fly."},
+				{"Oona likes backups before every trip.", "Oona prefers backing up before every trip."},
 			} {
 				if got := DecideOpinion(p[0], p[1], c, cal); got != OpinionSame {
 					t.Errorf("%s: %q then %q at cos %.2f: %v, want same", name, p[0], p[1], c, got)
@@ -132,10 +154,23 @@ func TestDecideOpinion(t *testing.T) {
 			for _, p := range [][2]string{
 				{"Nadia finds Kubernetes overcomplicated.", "Nadia finds Kubernetes not overcomplicated."},
 				{"Kofi dislikes calls in the evening.", "Kofi dislikes calls in the morning."},
-				{"Tomas likes batch exports.", "Tomas prefers batch-exporting invoices."},
+				{"Tomas likes batch exports.", "Tomas prefers batch-exporting at night."},
 			} {
 				if got := DecideOpinion(p[0], p[1], c, cal); got != OpinionUnrelated {
 					t.Errorf("%s: %q then %q at cos %.2f: %v, want unrelated (the model must say same topic)", name, p[0], p[1], c, got)
+				}
+			}
+		}
+		// A comparison against what the old opinion holds is a changed
+		// mind whatever the cosine ([overturns]); the bundled model puts
+		// the first pair apart.
+		for _, c := range []float64{-1, 0, cal.CosFloor - 0.01} {
+			for _, p := range [][2]string{
+				{"Kofi prefers rebasing to keep history linear.", "Kofi now prefers merge commits over rebasing."},
+				{"Beatriz prefers cycling to the office.", "Beatriz now prefers taking the tram to the office rather than cycling."},
+			} {
+				if got := DecideOpinion(p[0], p[1], c, cal); got != OpinionConflict {
+					t.Errorf("%s: %q then %q at cos %.2f: %v, want conflict", name, p[0], p[1], c, got)
 				}
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/compartment/compartment/fts"
+	"github.com/compartment/compartment/internal/lexicon"
 )
 
 // What an opinion is about. The store reads every opinion, by fixed
@@ -28,8 +29,8 @@ import (
 // negation, comparison and degree words, prepositions, pronouns, hedges
 // and generic context nouns ([aspectStop]) are gone. Two opinions are on
 // the same aspect when their objects share one of those words, up to
-// inflection, and the model's calibrated similarity puts them on the same
-// topic ([DecideOpinion]): "Lena likes sparkling water with lunch" and
+// inflection or the WordNet lexicon ([lexicon.Same]), and the model's
+// calibrated similarity puts them on the same topic ([DecideOpinion]): "Lena likes sparkling water with lunch" and
 // "Lena prefers oat milk in her coffee" share a holder but no aspect word,
 // so neither conflicts with the other, whatever the cosine.
 
@@ -183,13 +184,15 @@ func aspectWords(p opinionParts) []aspectWord {
 // sameAspect reports whether two opinions' objects share a content word,
 // up to inflection: a name in any place, a common word in the same place
 // of its phrase (head or modifier), so "tabs for Go code" and "code
-// reviews before noon" are not about one thing; and whether a shared word
-// is a name.
+// reviews before noon" are not about one thing; or two plain words the
+// WordNet lexicon pairs, in any place ("payments by card", "paying in
+// cash": [lexicon.Same]); and whether a shared word is a name.
 func sameAspect(a, b opinionParts) (shared, named bool) {
 	wb := aspectWords(b)
 	for _, x := range aspectWords(a) {
 		for _, y := range wb {
-			if sameOpinionWord(x.word, y.word) && (x.fixed || y.fixed || x.head == y.head) {
+			if sameOpinionWord(x.word, y.word) && (x.fixed || y.fixed || x.head == y.head) ||
+				!x.fixed && !y.fixed && lexicon.Same(x.word, y.word) {
 				shared = true
 				named = named || x.fixed && y.fixed
 			}
@@ -342,4 +345,83 @@ func possessedIn(w string, a, b opinionParts) bool { return a.possessed[w] || b.
 // comparison or degree word, and not a name or number in either opinion.
 func movable(w string, a, b opinionParts) bool {
 	return w != "not" && w != "over" && w != "too" && !elaboration[w] && !a.fixed[w] && !b.fixed[w]
+}
+
+// sayOtherwise reports whether two objects are the same words in the same
+// order once general English knowledge ([lexicon.Same], from WordNet) is
+// allowed to pair a word of one with a word of the other, or with a verb
+// and its particle ("trains over flights" = "train over fly", "nightly
+// backups" = "nightly backing up"): every other content word agrees as in
+// [elaborates], and at least one pair needed the lexicon. It is the
+// [elaborates] rule with a dictionary, so it too needs no cosine, and it
+// holds only where everything else already agrees:
+//
+//   - a word paired by the lexicon is a plain word: no name or number
+//     (a capital or a digit), no negation, comparison or degree word;
+//   - neither opinion says its holder's mind changed ([changeMarked]);
+//   - the stance agrees: a negative stance is a "not" among the words.
+//
+// The lexicon never pairs two alternatives (tea/coffee, morning/evening:
+// two things of one kind in WordNet), so what a changed mind swaps stays
+// a conflict.
+func sayOtherwise(a, b opinionParts, fixed func(string) bool) bool {
+	if a.changed || b.changed {
+		return false
+	}
+	x, y := contentOnly(a.object, fixed), contentOnly(b.object, fixed)
+	plain := func(w string) bool {
+		return !fixed(w) && movable(w, a, b) && !aspectStop[w] && !negations[w] && strings.IndexFunc(w, unicode.IsDigit) < 0
+	}
+	// match aligns x[i:] with y[j:]; the words are few, so it tries each
+	// way in turn.
+	var match func(i, j int, lexical bool) bool
+	match = func(i, j int, lexical bool) bool {
+		switch {
+		case i == len(x) || j == len(y):
+			return i == len(x) && j == len(y) && lexical
+		case sameOpinionWord(x[i], y[j]) && match(i+1, j+1, lexical):
+			return true
+		case !plain(x[i]) || !plain(y[j]):
+			return false
+		case lexicon.Same(x[i], y[j]) && match(i+1, j+1, true):
+			return true
+		case j+1 < len(y) && plain(y[j+1]) && lexicon.Same(x[i], y[j]+" "+y[j+1]) && match(i+1, j+2, true):
+			return true
+		}
+		return i+1 < len(x) && plain(x[i+1]) && lexicon.Same(x[i]+" "+x[i+1], y[j]) && match(i+2, j+1, true)
+	}
+	return match(0, 0, false)
+}
+
+// overturns reports whether the opinion b prefers something over what a
+// holds: b's object compares "X over Y" (over, than, rather than), and Y
+// is how a's object starts, while a neither negates nor already compares
+// it ("Kofi prefers rebasing to keep history linear" then "Kofi now
+// prefers merge commits over rebasing"). That is a changed mind whatever
+// the cosine (the model puts such pairs apart: the new object leads with
+// other words), so the store returns it as a conflict for the writer to
+// resolve; it never supersedes on it.
+func overturns(a, b opinionParts, fixed func(string) bool) bool {
+	at := slices.Index(b.object, "over")
+	if at < 1 || slices.Contains(b.object[:at], "not") || slices.Contains(a.object, "not") || slices.Contains(a.object, "over") {
+		return false
+	}
+	var compared []string
+	for _, w := range b.object[at+1:] {
+		if elaboration[w] && !fixed(w) {
+			break
+		}
+		compared = append(compared, w)
+	}
+	held := contentOnly(a.object, fixed)
+	before := contentOnly(b.object[:at], fixed)
+	if len(compared) == 0 || len(held) < len(compared) || len(before) == 0 {
+		return false
+	}
+	if !slices.EqualFunc(held[:len(compared)], compared, sameOpinionWord) {
+		return false
+	}
+	// "prefers rebasing over merging" restating "prefers rebasing" keeps
+	// the old object first: no change.
+	return !sameOpinionWord(before[0], held[0])
 }

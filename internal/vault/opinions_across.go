@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/compartment/compartment/fts"
+	"github.com/compartment/compartment/internal/lexicon"
 	"github.com/compartment/compartment/internal/search"
 )
 
@@ -297,7 +298,7 @@ func (v *Vault) newerChoicesFirst(hits []SearchHit) []SearchHit {
 }
 
 // choiceParts parses an opinion that states a preference with no
-// negation or comparison and names one thing ([rivalChoices]).
+// negation or comparison and names one thing, or nothing ([rivalChoices]).
 func choiceParts(text string) (opinionParts, bool) {
 	words := fts.Words(frontedLast(text))
 	at := holderEnd(words)
@@ -308,13 +309,14 @@ func choiceParts(text string) (opinionParts, bool) {
 	if slices.Contains(p.object, "not") || slices.Contains(p.object, "over") || slices.Contains(p.object, "too") {
 		return opinionParts{}, false
 	}
-	names := 0
+	names, content := 0, 0
 	for _, w := range aspectWords(p) {
+		content++
 		if w.fixed {
 			names++
 		}
 	}
-	return p, names == 1
+	return p, names == 1 || names == 0 && content > 0
 }
 
 // choiceVerb reports whether a stance starts with a verb of choosing one
@@ -332,10 +334,18 @@ func choiceVerb(stance []string) bool {
 
 // rivalChoices reports whether two preference opinions ([choiceParts])
 // may be one holder's choice between two named things: one holder, the
-// names differ, and every other content word the same in the same order.
+// names differ, and every other content word the same in the same order;
+// or, for objects that name nothing, between two common things of one
+// kind ([rivalKinds]).
 func rivalChoices(a, b opinionParts) bool {
 	if !sameHolder(a, b) {
 		return false
+	}
+	if named(a) != named(b) {
+		return false
+	}
+	if !named(a) {
+		return rivalKinds(a, b)
 	}
 	var ca, cb []string
 	for _, w := range aspectWords(a) {
@@ -355,4 +365,40 @@ func rivalChoices(a, b opinionParts) bool {
 		}
 	}
 	return slices.EqualFunc(ca, cb, fts.SameWord)
+}
+
+// named reports whether an opinion's object names something.
+func named(p opinionParts) bool {
+	return slices.ContainsFunc(aspectWords(p), func(w aspectWord) bool { return w.fixed })
+}
+
+// rivalKinds reports whether two preferences that name nothing differ in
+// one content word only, and WordNet files the two words as different
+// things of one kind in their most frequent sense ([lexicon.Kind]: "Priya
+// prefers tea." and "Priya prefers coffee.", two beverages). That is what
+// a bare choice needs to be read as a choice between alternatives; it is
+// still only a hint (maybe_updated_by), since liking one need not end
+// the other.
+func rivalKinds(a, b opinionParts) bool {
+	var ca, cb []string
+	for _, w := range aspectWords(a) {
+		ca = append(ca, w.word)
+	}
+	for _, w := range aspectWords(b) {
+		cb = append(cb, w.word)
+	}
+	if len(ca) != len(cb) {
+		return false
+	}
+	differ := 0
+	for i := range ca {
+		if fts.SameWord(ca[i], cb[i]) {
+			continue
+		}
+		if _, ok := lexicon.Kind(ca[i], cb[i]); !ok {
+			return false
+		}
+		differ++
+	}
+	return differ == 1
 }

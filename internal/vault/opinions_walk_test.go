@@ -234,6 +234,37 @@ func TestOpinionsAcrossAgentsEndToEnd(t *testing.T) {
 			t.Errorf("bare objects: %q marked maybe updated by %s", h.Text, h.MaybeUpdatedBy)
 		}
 	}
+
+	// Bare common things of one kind: claude's later "Priya prefers
+	// coffee." and main's tea are two beverages by WordNet
+	// ([rivalKinds]), so search ranks coffee first and marks tea
+	// maybe_updated_by coffee; still nothing is superseded or linked, and
+	// no editor is anybody's rival of a drink.
+	tick()
+	coffee := h.store(claude, StoreRequest{Text: "Priya prefers coffee.", Kind: KindOpinion})
+	if !coffee.Stored || len(coffee.Conflicts) > 0 || len(coffee.Linked) > 0 || len(coffee.Superseded) > 0 {
+		t.Fatalf("bare kinds: %+v, want stored on its own", coffee)
+	}
+	if !slices.Contains(liveIDs(t, user), tea.ID) {
+		t.Fatalf("bare kinds: main's tea is not live")
+	}
+	hits, err = user.Search(SearchRequest{Query: "What does Priya prefer to drink, tea or coffee?", TopK: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	te, co := at(tea.ID), at(coffee.ID)
+	if te < 0 || co < 0 {
+		t.Fatalf("bare kinds: tea at %d, coffee at %d in %d hits, want both", te, co, len(hits))
+	}
+	if co > te || hits[te].MaybeUpdatedBy != coffee.ID || hits[te].UpdatedBy != "" || hits[co].MaybeUpdatedBy != "" {
+		t.Errorf("bare kinds: coffee at %d, tea at %d (maybe_updated_by %q), want coffee first and tea maybe updated by %s",
+			co, te, hits[te].MaybeUpdatedBy, coffee.ID)
+	}
+	for _, h := range hits {
+		if m := h.MaybeUpdatedBy; m != "" && !(h.ID == tea.ID && m == coffee.ID || h.ID == zed.ID && m == helix.ID) {
+			t.Errorf("bare kinds: %q marked maybe updated by %s", h.Text, m)
+		}
+	}
 }
 
 func TestRivalChoices(t *testing.T) {
@@ -252,6 +283,17 @@ func TestRivalChoices(t *testing.T) {
 		{"Priya prefers Zed for Go.", "Priya prefers Helix for Rust.", false},
 		{"Priya prefers Zed for work.", "Priya prefers Helix at home.", false},
 		{"Priya prefers Zed.", "Priya prefers Zed.", false}, // one name: the store's own rule
+		// Common things of one kind by WordNet ([rivalKinds]).
+		{"Priya prefers tea.", "Priya prefers coffee.", true},
+		{"Priya prefers tea with lunch.", "Priya would rather have coffee with lunch.", true},
+		{"Priya prefers spring.", "Priya prefers autumn.", true},
+		{"Priya prefers tea.", "Priya prefers sofas.", false},              // two kinds
+		{"Priya prefers tea.", "Priya prefers coffee with lunch.", false},  // a context added
+		{"Priya prefers green tea.", "Priya prefers black coffee.", false}, // two words differ
+		{"Priya likes tea.", "Priya likes coffee.", false},                 // a liking holds for many
+		{"Priya prefers tea.", "Priya doesn't prefer coffee.", false},      // a negation
+		{"Priya prefers tea.", "Priya prefers coffee over tea.", false},    // a comparison
+		{"Priya prefers winter.", "Priya prefers wintertime.", false},      // one thing
 	} {
 		a, okA := choiceParts(tc.a)
 		b, okB := choiceParts(tc.b)
