@@ -26,7 +26,9 @@
 // [Calibration.PVec], p_lex the share of the query's information a record
 // holds [PLex], ρ the semantic channel's reliability for the query
 // [SemanticReliability]), its lead over the next candidate and how far it
-// stands out of the pool ([Standout]), and a [Match] label. See [Relevance], [Cut] and [Confidence].
+// stands out of the pool ([Standout]), at least the first result's
+// confidence times its share of the first's score when it comes after it
+// ([Behind]), and a [Match] label. See [Relevance], [Cut] and [Confidence].
 //
 // Everything here is a pure function; the package does no I/O of any kind.
 package rank

@@ -335,6 +335,33 @@ func TestConfidenceLabels(t *testing.T) {
 	}
 }
 
+// Behind: a result after the first keeps its own confidence, or the
+// first's times its share of the first's score when that is more; the
+// floor never passes the first's confidence, so a weak first result
+// leaves every later one as weak as the model made it.
+func TestBehind(t *testing.T) {
+	for _, tc := range []struct{ own, first, ratio, want float64 }{
+		{0.18, 0.74, 0.70, 0.74 * 0.70}, // nearly tied with a strong first: raised
+		{0.60, 0.74, 0.50, 0.60},        // its own evidence says more
+		{0.10, 0.74, 1.30, 0.74},        // scores above the first (aging, priors): the first's, no more
+		{0.90, 0.74, 1.30, 0.90},        // its own confidence is never lowered
+		{0.05, 0.40, 0.95, 0.40 * 0.95}, // a weak first: the floor stays under it
+		{0.20, 0, 0.9, 0.20},            // a first with no confidence lends none
+		{0.20, 0.74, 0, 0.20},           // no score: nothing shared
+	} {
+		if got := Behind(tc.own, tc.first, tc.ratio); !near(got, tc.want) {
+			t.Errorf("Behind(%v, %v, %v) = %v, want %v", tc.own, tc.first, tc.ratio, got, tc.want)
+		}
+	}
+	// Whatever the ratio, the floor alone never makes a later result
+	// strong or likely when the first is weak.
+	for _, ratio := range []float64{0.6, 0.9, 1, 2} {
+		if c := Behind(0.1, LikelyConfidence-0.01, ratio); Match(c) != MatchWeak {
+			t.Errorf("a weak first result lends %v at ratio %v: %s", c, ratio, Match(c))
+		}
+	}
+}
+
 func TestLead(t *testing.T) {
 	for _, tc := range []struct {
 		u, other, want float64

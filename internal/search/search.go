@@ -588,6 +588,9 @@ func (r *run) results(kept []*candidate, picked []int) []Result {
 	}
 	reference := nthUnaged(kept, rank.StandoutRank)
 	out := make([]Result, 0, len(picked))
+	// The answer's first result: what every later one's confidence is
+	// measured against (rank.Behind).
+	var firstConf, firstWeighed float64
 	for n, i := range picked {
 		c := kept[i]
 		other := second
@@ -598,6 +601,11 @@ func (r *run) results(kept []*candidate, picked []int) []Result {
 		standout := rank.Standout(weighed(c), reference)
 		conf := rank.Confidence(rank.Answer{Relevance: c.scored.Relevance, Lead: lead, Standout: standout,
 			LiteralFirst: c.sig.RankLex == 1, First: n == 0, Entity: c.entity, Unknown: r.unknownNamed})
+		if n == 0 {
+			firstConf, firstWeighed = conf, weighed(c)
+		} else if firstWeighed > 0 {
+			conf = rank.Behind(conf, firstConf, weighed(c)/firstWeighed)
+		}
 		res := Result{Doc: c.doc, Score: c.scored.Final, Unaged: c.scored.Unaged, Confidence: conf, Match: rank.Match(conf)}
 		if r.q.Explain {
 			res.Explain = r.explain(c)
