@@ -536,6 +536,13 @@ func rssOf(pid int) (rss, peak float64) {
 	return rss, peak
 }
 
+// PeakRSSMB is this process's peak resident set (VmHWM), in MB; 0 where
+// the system does not say (no /proc).
+func PeakRSSMB() float64 {
+	_, peak := rssOf(os.Getpid())
+	return peak
+}
+
 // findSourceDir looks for this module's source tree: the working
 // directory or one of its parents, else the binary's (bin/..).
 func findSourceDir(exe string) string {

@@ -3,10 +3,10 @@ package main
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime"
 
 	"github.com/compartment/compartment/internal/release"
+	"github.com/compartment/compartment/internal/render"
 )
 
 // SetupAirgapBundleCmd writes everything a machine with no network needs
@@ -33,13 +33,9 @@ func (c *SetupAirgapBundleCmd) Run(app *App) error {
 		return err
 	}
 	if c.JSON {
-		return printJSON(app.Stdout, rep)
+		return render.JSON(app.Stdout, rep)
 	}
-	fmt.Fprintf(app.Stdout, "wrote %s: compartment %s for %s, %d files, %s\n", c.Out, rep.Version, rep.Target, len(rep.Files)+1, humanBytes(rep.Size()))
-	for _, n := range rep.Notes {
-		fmt.Fprintf(app.Stdout, "  %s\n", n)
-	}
-	fmt.Fprintf(app.Stdout, "on the target: tar -xzf %s && %s\n", filepath.Base(c.Out), rep.InstallCommand())
+	render.Bundle(app.Stdout, c.Out, rep)
 	return nil
 }
 
@@ -60,15 +56,7 @@ func (c *SetupVerifyBundleCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	signer := "UNSIGNED (allowed by --allow-unsigned)"
-	if chk.Signer != nil {
-		signer = "signed by release key " + release.FormatKey(chk.Signer)
-	}
-	program := "an unsigned program"
-	if chk.Version != "" {
-		program = "compartment " + chk.Version + " for " + chk.Target
-	}
-	fmt.Fprintf(app.Stdout, "bundle checked: %s, %d files all listed and matching SHA256SUMS, %s\n", program, len(chk.Files), signer)
+	render.BundleChecked(app.Stdout, chk)
 	return nil
 }
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/compartment/compartment/internal/api"
+	"github.com/compartment/compartment/internal/render"
 	"github.com/compartment/compartment/internal/vault"
 )
 
@@ -40,7 +42,7 @@ func (c *AtomizeCmd) Run(app *App) error {
 		return err
 	}
 	if c.JSON {
-		return printJSON(app.Stdout, map[string]any{"path": c.Out, "memories": len(items)})
+		return render.JSON(app.Stdout, api.AtomizePlan{Memories: len(items), Path: c.Out})
 	}
 	fmt.Fprintf(app.Stdout, "wrote %d memories that are not one claim to %s\n", len(items), c.Out)
 	if len(items) > 0 {
@@ -55,14 +57,14 @@ func (c *AtomizeCmd) apply(app *App, v *vault.Vault) error {
 		return fmt.Errorf("atomize: %w", err)
 	}
 	defer f.Close()
-	bar := newProgress(app.Stderr, "embedding pieces", 0)
-	res, err := v.ApplyAtomize(f, bar.report)
-	bar.done()
+	bar := render.NewProgress(app.Stderr, "embedding pieces", 0)
+	res, err := v.ApplyAtomize(f, bar.Report)
+	bar.Done()
 	if err != nil {
 		return err
 	}
 	if c.JSON {
-		return printJSON(app.Stdout, res)
+		return render.JSON(app.Stdout, res)
 	}
 	fmt.Fprintf(app.Stdout, "split %d memories into %d pieces; the originals are superseded and still readable by id\n", res.Split, res.Stored)
 	return nil

@@ -8,6 +8,7 @@ import (
 
 	"github.com/compartment/compartment/bench"
 	"github.com/compartment/compartment/embed"
+	"github.com/compartment/compartment/internal/render"
 )
 
 // BenchCmd runs the benchmarks.
@@ -39,7 +40,7 @@ func (c *BenchCmd) Run(app *App) error {
 			return err
 		}
 		if c.JSON {
-			return printJSON(app.Stdout, rep)
+			return render.JSON(app.Stdout, rep)
 		}
 		return rep.WriteText(app.Stdout)
 	case c.Longmemeval != "", c.Claims != "":
@@ -92,24 +93,18 @@ func (c *BenchCmd) latency(app *App) error {
 	if err != nil {
 		return err
 	}
-	bar := newProgress(app.Stderr, "", 0)
+	bar := render.NewProgress(app.Stderr, "", 0)
 	rep, err := bench.RunLatency(bench.LatencyOptions{
 		Records: c.Records, Searches: c.Searches, Stores: c.Stores, VectorN: c.VectorN,
 		Exe: exe, Model: c.Model, Log: app.Stderr, CacheDir: cache, Rebuild: c.Rebuild,
-		Progress: func(label string, done, total int) {
-			bar.label, bar.total = label, total
-			bar.set(done)
-			if done >= total {
-				bar.done()
-			}
-		},
+		Progress: bar.Stage,
 	})
-	bar.done()
+	bar.Done()
 	if err != nil {
 		return err
 	}
 	if c.JSON {
-		return printJSON(app.Stdout, rep)
+		return render.JSON(app.Stdout, rep)
 	}
 	return rep.WriteText(app.Stdout)
 }

@@ -112,7 +112,7 @@ func TestExportImportVerifySignRekey(t *testing.T) {
 		t.Fatalf("import: %+v", res)
 	}
 
-	var rep verifyOutput
+	var rep vault.FileCheck
 	c.json(&rep, "verify")
 	if !rep.OK || !rep.File.TagsChecked || rep.File.Signed {
 		t.Fatalf("verify: %+v", rep)
@@ -237,7 +237,7 @@ func TestKillNineLosesNoAcknowledgedStore(t *testing.T) {
 	if len(acked) == 0 {
 		t.Fatal("no store was acknowledged: the test proved nothing")
 	}
-	var rep verifyOutput
+	var rep vault.FileCheck
 	c.json(&rep, "verify")
 	if !rep.OK {
 		t.Fatalf("verify after the kills: %+v", rep)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/compartment/compartment/bench"
 	"github.com/compartment/compartment/embed"
+	"github.com/compartment/compartment/internal/render"
 )
 
 // SetupDownloadLongMemEvalCmd installs the pinned LongMemEval file that
@@ -31,7 +32,7 @@ func (c *SetupDownloadLongMemEvalCmd) Run(app *App) error {
 	}
 	sum := bench.LMEDownloads[c.Variant].SHA256
 	if c.JSON {
-		return printJSON(app.Stdout, map[string]any{"variant": c.Variant, "path": path, "sha256": sum})
+		return render.JSON(app.Stdout, map[string]any{"variant": c.Variant, "path": path, "sha256": sum})
 	}
 	fmt.Fprintf(app.Stdout, "LongMemEval %s installed in %s (sha256 %s)\nrun it with: compartment bench --longmemeval %s\n",
 		c.Variant, path, sum, c.Variant)

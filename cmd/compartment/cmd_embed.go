@@ -1,8 +1,7 @@
 package main
 
 import (
-	"fmt"
-	"strings"
+	"github.com/compartment/compartment/internal/render"
 
 	"github.com/compartment/compartment/embed"
 )
@@ -27,38 +26,8 @@ func (c *EmbedCmd) Run(app *App) error {
 		return err
 	}
 	if c.JSON {
-		return printJSON(app.Stdout, out)
+		return render.JSON(app.Stdout, out)
 	}
-	printEmbedding(app, out, c.Query)
+	render.Embedding(app.Stdout, out, c.Query)
 	return nil
-}
-
-func printEmbedding(app *App, out embed.Inspection, query bool) {
-	w := app.Stdout
-	fmt.Fprintf(w, "model    %s\n", out.Model)
-	fmt.Fprintf(w, "sha256   %s\n", out.SHA256)
-	fmt.Fprintf(w, "dim      %d\n", out.Dim)
-	kind := "document"
-	if query {
-		kind = "query (prefix included)"
-	}
-	fmt.Fprintf(w, "tokens   %d, as a %s\n", out.Tokens, kind)
-	var spans []string
-	for _, win := range out.Windows {
-		spans = append(spans, fmt.Sprintf("[%d,%d)", win[0], win[1]))
-	}
-	fmt.Fprintf(w, "windows  %d: %s\n", len(out.Windows), strings.Join(spans, " "))
-	if out.Daemon != 0 {
-		fmt.Fprintf(w, "served   by the embedding daemon, pid %d\n", out.Daemon)
-	} else {
-		fmt.Fprintf(w, "served   in this process\n")
-	}
-	fmt.Fprintf(w, "vector")
-	for i, x := range out.Vector {
-		if i%8 == 0 {
-			fmt.Fprintf(w, "\n ")
-		}
-		fmt.Fprintf(w, " %+.6f", x)
-	}
-	fmt.Fprintln(w)
 }

@@ -9,6 +9,8 @@ import (
 	"syscall"
 
 	"github.com/compartment/compartment/embed"
+	"github.com/compartment/compartment/internal/api"
+	"github.com/compartment/compartment/internal/render"
 )
 
 // This binary can start the shared embedding daemon on demand: clients
@@ -59,14 +61,9 @@ func (c *EmbedDaemonStatusCmd) Run(app *App) error {
 		return err
 	}
 	if c.JSON {
-		return printJSON(app.Stdout, st)
+		return render.JSON(app.Stdout, st)
 	}
-	if !st.Running {
-		fmt.Fprintf(app.Stdout, "not running (socket %s)\n", st.Socket)
-		return nil
-	}
-	fmt.Fprintf(app.Stdout, "running  pid %d, up %.0f s\nmodel    %s (sha256 %s)\nrss      %.1f MB\nclients  %d\nsocket   %s\n",
-		st.PID, st.UptimeS, st.Model, st.SHA256, st.RSSMB, st.Clients, st.Socket)
+	render.Daemon(app.Stdout, st)
 	return nil
 }
 
@@ -81,7 +78,7 @@ func (c *EmbedDaemonStopCmd) Run(app *App) error {
 		return err
 	}
 	if c.JSON {
-		return printJSON(app.Stdout, map[string]bool{"stopped": was})
+		return render.JSON(app.Stdout, api.DaemonStopped{Stopped: was})
 	}
 	if was {
 		fmt.Fprintln(app.Stdout, "stopped")

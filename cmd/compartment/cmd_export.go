@@ -1,16 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
+	"github.com/compartment/compartment/bench"
 	"github.com/compartment/compartment/internal/api"
+	"github.com/compartment/compartment/internal/render"
 	"github.com/compartment/compartment/internal/vault"
 )
 
@@ -35,7 +32,7 @@ func (c *ExportCmd) Run(app *App) error {
 		return err
 	}
 	if c.JSON {
-		return printJSON(app.Stdout, api.Export{Path: c.Plaintext, Lines: n})
+		return render.JSON(app.Stdout, api.Export{Path: c.Plaintext, Lines: n})
 	}
 	fmt.Fprintf(app.Stderr, "wrote %d lines to %s (plaintext: keep it safe, delete it when done)\n", n, c.Plaintext)
 	return nil
@@ -49,96 +46,28 @@ type ImportCmd struct {
 }
 
 func (c *ImportCmd) Run(app *App) error {
-	var r io.Reader = app.Stdin
-	total := 0
-	if c.File != "-" {
-		f, err := os.Open(c.File)
-		if err != nil {
-			return fmt.Errorf("import: %w", err)
-		}
-		defer f.Close()
-		r = f
-		// Only a regular file can be read twice: a pipe (/dev/stdin,
-		// <(cat f)) or a device is read once, as a stream, and the bar
-		// shows a count and a rate instead of a total.
-		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
-			total = countLines(f)
-		}
+	in, err := vault.OpenImport(c.File, app.Stdin, c.Source)
+	if err != nil {
+		return err
 	}
-	source := c.Source
-	if source == "" {
-		source = "imported from " + filepath.Base(c.File)
-	}
+	defer in.Close()
 	v, err := app.openVault()
 	if err != nil {
 		return err
 	}
 	defer v.Close()
-	bar := newProgress(app.Stderr, "importing", total)
+	bar := render.NewProgress(app.Stderr, "importing", in.Lines)
 	start := time.Now()
-	res, err := v.Import(r, source, bar.set)
-	bar.done()
+	res, err := v.Import(in.R, in.Source, bar.Set)
+	bar.Done()
 	if err != nil {
 		return errors.Join(err, fmt.Errorf("%d memories were stored before the error", res.Stored))
 	}
-	rep := api.Import{ImportResult: res, Seconds: time.Since(start).Seconds(), PeakRSSMB: peakRSSMB()}
+	rep := api.Import{ImportResult: res, Seconds: time.Since(start).Seconds(), PeakRSSMB: bench.PeakRSSMB()}
 	rep.LinesPerS = float64(res.Lines) / max(rep.Seconds, 1e-3)
 	if c.JSON {
-		return printJSON(app.Stdout, rep)
+		return render.JSON(app.Stdout, rep)
 	}
-	fmt.Fprintf(app.Stdout, "imported %d memories and %d relations from %d lines in %.1f s (%.0f lines/s", res.Stored, res.Relations, res.Lines, rep.Seconds, rep.LinesPerS)
-	if rep.PeakRSSMB > 0 {
-		fmt.Fprintf(app.Stdout, ", peak memory %.0f MB", rep.PeakRSSMB)
-	}
-	fmt.Fprintln(app.Stdout, ")")
-	for _, line := range importSkips(res) {
-		fmt.Fprintf(app.Stdout, "  skipped %s\n", line)
-	}
+	render.Import(app.Stdout, rep)
 	return nil
-}
-
-// peakRSSMB is this process's peak resident set (VmHWM), in MB; 0 where
-// the system does not say (no /proc).
-func peakRSSMB() float64 {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		var kb float64
-		if _, err := fmt.Sscanf(line, "VmHWM: %f kB", &kb); err == nil {
-			return kb / 1024
-		}
-	}
-	return 0
-}
-
-// importSkips says, one line per reason, what an import skipped and why.
-func importSkips(res vault.ImportResult) []string {
-	var out []string
-	if res.Present > 0 {
-		out = append(out, fmt.Sprintf("%d already in the vault (same id, claim or relation)", res.Present))
-	}
-	if res.Reference > 0 {
-		out = append(out, fmt.Sprintf("%d reference facts: the vault has its own (`compartment reference update` refreshes them)", res.Reference))
-	}
-	if res.Packs > 0 {
-		out = append(out, fmt.Sprintf("%d pack records: packs are installed whole and signed, with `compartment pack install`", res.Packs))
-	}
-	return out
-}
-
-// countLines counts the newlines of a regular file for the progress bar,
-// reading it in small pieces, and rewinds it; 0 when unknown.
-func countLines(f *os.File) int {
-	defer f.Seek(0, io.SeekStart)
-	buf := make([]byte, 64<<10)
-	n := 0
-	for {
-		k, err := f.Read(buf)
-		n += bytes.Count(buf[:k], []byte{'\n'})
-		if err != nil {
-			return n
-		}
-	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/compartment/compartment/internal/capture"
 	"github.com/compartment/compartment/internal/integrate"
+	"github.com/compartment/compartment/internal/render"
 	"github.com/compartment/compartment/internal/vault"
 	"github.com/compartment/compartment/vaultfmt"
 )
@@ -38,7 +39,7 @@ func (c *HookInstallCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(app.Stdout, describe("Claude Code: capture hook", ch, c.DryRun))
+	fmt.Fprintln(app.Stdout, render.Describe("Claude Code: capture hook", ch, c.DryRun))
 	return nil
 }
 
@@ -57,7 +58,7 @@ func (c *HookUninstallCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(app.Stdout, describe("Claude Code: capture hook", ch, c.DryRun))
+	fmt.Fprintln(app.Stdout, render.Describe("Claude Code: capture hook", ch, c.DryRun))
 	return nil
 }
 
@@ -73,24 +74,9 @@ func (c *HookStatusCmd) Run(app *App) error {
 		return err
 	}
 	if c.JSON {
-		return printJSON(app.Stdout, st)
+		return render.JSON(app.Stdout, st)
 	}
-	if st.Pending > 0 {
-		defer fmt.Fprintf(app.Stdout, "waiting: %s captured while the vault was locked; the next unlock imports them\n", capture.WaitingSummary(st.Waiting))
-	}
-	if !st.Installed {
-		fmt.Fprintf(app.Stdout, "capture hook: not installed in %s (`compartment hook install`)\n", st.Settings)
-		return nil
-	}
-	fmt.Fprintf(app.Stdout, "capture hook: installed in %s\n", st.Settings)
-	for _, cmd := range st.Commands {
-		fmt.Fprintf(app.Stdout, "  runs: %s\n", cmd)
-	}
-	if unlocked {
-		fmt.Fprintln(app.Stdout, "vault: unlocked, so memory files Claude Code writes are stored")
-	} else {
-		fmt.Fprintln(app.Stdout, "vault: locked, so memory files Claude Code writes wait for `compartment unlock` (their paths are listed, not their content)")
-	}
+	render.HookStatus(app.Stdout, st)
 	return nil
 }
 
@@ -119,7 +105,7 @@ func (c *HookCaptureCmd) Run(app *App) error {
 		hookLog(err)
 	}
 	if c.JSON && !errors.Is(err, capture.ErrAbandoned) {
-		printJSON(app.Stdout, rep)
+		render.JSON(app.Stdout, rep)
 	}
 	return nil
 }

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"fmt"
+	"github.com/compartment/compartment/internal/render"
 
 	"github.com/compartment/compartment/internal/capture"
 	"github.com/compartment/compartment/internal/integrate"
@@ -23,25 +23,9 @@ func (c *ImportClaudeCmd) Run(app *App) error {
 		return err
 	}
 	if c.JSON {
-		return printJSON(app.Stdout, n)
+		return render.JSON(app.Stdout, n)
 	}
-	for _, s := range n.Skipped {
-		fmt.Fprintf(app.Stdout, "skipped %s: %s\n", s.Path, s.Reason)
-	}
-	if c.DryRun {
-		for _, f := range n.Read {
-			for _, m := range f.Memories {
-				fmt.Fprintf(app.Stdout, "%.2f  %-10s  %s  (%s)\n", m.Importance, m.Tier, m.Text, f.Path)
-			}
-		}
-		fmt.Fprintf(app.Stdout, "%d claims in %d files; nothing was stored (dry run)\n", n.Claims, n.Files)
-		return nil
-	}
-	fmt.Fprintf(app.Stdout, "%d files, %d claims: %d stored, %d already in the vault", n.Files, n.Claims, n.Stored, n.Duplicates)
-	if n.Refused > 0 {
-		fmt.Fprintf(app.Stdout, ", %d refused by the vault", n.Refused)
-	}
-	fmt.Fprintln(app.Stdout)
+	render.ClaudeImport(app.Stdout, n)
 	return nil
 }
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/compartment/compartment/internal/api"
+	"github.com/compartment/compartment/internal/render"
 	"github.com/compartment/compartment/internal/session"
 	"github.com/compartment/compartment/internal/vault"
 	"github.com/compartment/compartment/vaultfmt"
@@ -11,11 +13,11 @@ import (
 
 // InitCmd creates a new vault.
 type InitCmd struct {
-	NoApp           bool `help:"Do not start the desktop panel (headless machines, CI)."`
-	NoIntegrate     bool `help:"Do not offer to connect the agents found here (never asked without a terminal)."`
-	PassphraseStdin bool `help:"Read the passphrase from the first line of stdin."`
-	JSON            bool `help:"Print the result as JSON." name:"json"`
-	NoReference     bool `help:"Start empty: do not load the bundled reference facts."`
+	NoApp       bool `help:"Do not start the desktop panel (headless machines, CI)."`
+	NoIntegrate bool `help:"Do not offer to connect the agents found here (never asked without a terminal)."`
+	passphraseStdin
+	JSON        bool `help:"Print the result as JSON." name:"json"`
+	NoReference bool `help:"Start empty: do not load the bundled reference facts."`
 }
 
 func (c *InitCmd) Run(app *App) error {
@@ -55,16 +57,15 @@ func (c *InitCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	unlockedMsg, unlocked := unlockAfterInit(app, vaultfmt.Unlock{Passphrase: pass, Keyfile: keyfile})
+	unlockErr := session.UnlockCreated(app.Vault, vaultfmt.Unlock{Passphrase: pass, Keyfile: keyfile})
 	if c.JSON {
 		if !c.NoApp {
 			startPanel(app)
 		}
-		return printJSON(app.Stdout, map[string]any{"path": app.Vault, "vault_id": st.VaultID, "model": st.Model.Pinned, "unlocked": unlocked})
+		return render.JSON(app.Stdout, api.Created{Model: st.Model.Pinned, Path: app.Vault, Unlocked: unlockErr == nil, VaultID: st.VaultID})
 	}
-	fmt.Fprintf(app.Stdout, "Created an encrypted vault at %s\n", app.Vault)
-	fmt.Fprintf(app.Stdout, "Settings and grants: %s\n", vault.ConfigPath(app.Vault))
-	fmt.Fprintln(app.Stdout, unlockedMsg)
+	render.Created(app.Stdout, app.Vault)
+	render.UnlockedAfterInit(app.Stdout, unlockErr)
 	offerIntegrations(app, c.NoIntegrate)
 	if !c.NoApp && startPanel(app) {
 		fmt.Fprintln(app.Stdout, "The panel is open: unlock, lock and connect agents there (compartment panel opens it again).")

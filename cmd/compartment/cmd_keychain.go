@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 
+	"github.com/compartment/compartment/internal/api"
+	"github.com/compartment/compartment/internal/render"
 	"github.com/compartment/compartment/internal/session"
 )
 
@@ -19,8 +21,8 @@ func (c *UnlockCmd) keychain(app *App) error {
 		return err
 	}
 	if c.JSON {
-		return printJSON(app.Stdout, map[string]any{"unlocked": true, "keychain": true})
+		return render.JSON(app.Stdout, api.KeychainUnlocked{Keychain: true, Unlocked: true})
 	}
-	fmt.Fprintln(app.Stdout, "unlocked with the key in your login keychain: it stays unlocked across reboots until `compartment lock` (agents already running keep the key until they restart)")
+	render.KeychainUnlocked(app.Stdout)
 	return nil
 }

@@ -3,12 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/compartment/compartment/internal/api"
+	"github.com/compartment/compartment/internal/render"
 	"github.com/compartment/compartment/internal/vault"
 )
 
@@ -37,19 +36,13 @@ func (c *RecentCmd) Run(app *App) error {
 		if recs == nil {
 			recs = []*vault.Record{}
 		}
-		return printJSON(app.Stdout, recs)
+		return render.JSON(app.Stdout, recs)
 	}
 	if len(recs) == 0 {
 		fmt.Fprintln(app.Stderr, "no memories yet")
 		return nil
 	}
-	for _, r := range recs {
-		mark := ""
-		if r.Quarantined {
-			mark = "  (QUARANTINED: from an untrusted source)"
-		}
-		fmt.Fprintf(app.Stdout, "%s  %s  %-12s %s%s\n", r.ID[:12], r.Created.Format("2006-01-02 15:04"), inert(r.Namespace), inert(r.Stamped()), mark)
-	}
+	render.Recent(app.Stdout, recs)
 	return nil
 }
 
@@ -72,16 +65,13 @@ func (c *NamespacesCmd) Run(app *App) error {
 		if ns == nil {
 			ns = []vault.NamespaceInfo{}
 		}
-		return printJSON(app.Stdout, ns)
+		return render.JSON(app.Stdout, ns)
 	}
 	if len(ns) == 0 {
 		fmt.Fprintln(app.Stderr, "no namespaces yet: the first store creates one")
 		return nil
 	}
-	fmt.Fprintf(app.Stdout, "%-24s %8s %11s  %s\n", "NAMESPACE", "LIVE", "SUPERSEDED", "ACCESS")
-	for _, n := range ns {
-		fmt.Fprintf(app.Stdout, "%-24s %8d %11d  %s\n", inert(n.Name), n.Records, n.Superseded, n.Access)
-	}
+	render.Namespaces(app.Stdout, ns)
 	return nil
 }
 
@@ -109,7 +99,7 @@ func (c *LinkCmd) Run(app *App) error {
 		return err
 	}
 	if c.JSON {
-		return printJSON(app.Stdout, rel)
+		return render.JSON(app.Stdout, rel)
 	}
 	fmt.Fprintln(app.Stdout, rel.ID)
 	return nil
@@ -142,11 +132,9 @@ func (c *RelationsCmd) Run(app *App) error {
 		if res.Relations == nil {
 			res.Relations = []*vault.Relation{}
 		}
-		return printJSON(app.Stdout, res)
+		return render.JSON(app.Stdout, res)
 	}
-	for _, r := range res.Relations {
-		fmt.Fprintf(app.Stdout, "%s  %s %s %s%s\n", r.ID, inert(r.Subject), inert(r.Predicate), inert(r.Object), validity(r))
-	}
+	render.Relations(app.Stdout, res.Relations)
 	if len(res.Relations) == 0 {
 		fmt.Fprintln(app.Stderr, "no relations match")
 	}
@@ -154,21 +142,6 @@ func (c *RelationsCmd) Run(app *App) error {
 		fmt.Fprintf(app.Stderr, "truncated at %d: narrow the query or raise --limit\n", len(res.Relations))
 	}
 	return nil
-}
-
-// validity prints a relation's window, if it has one.
-func validity(r *vault.Relation) string {
-	if r.From == "" && r.To == "" {
-		return ""
-	}
-	from, to := r.From, r.To
-	if from == "" {
-		from = "…"
-	}
-	if to == "" {
-		to = "…"
-	}
-	return fmt.Sprintf("  [%s to %s]", from, to)
 }
 
 // UnlinkCmd removes a relation.
@@ -188,7 +161,7 @@ func (c *UnlinkCmd) Run(app *App) error {
 		return err
 	}
 	if c.JSON {
-		return printJSON(app.Stdout, api.Unlinked{ID: id, Unlinked: true})
+		return render.JSON(app.Stdout, api.Unlinked{ID: id, Unlinked: true})
 	}
 	fmt.Fprintf(app.Stdout, "unlinked %s\n", id)
 	return nil
@@ -214,7 +187,7 @@ func (c *ExpireCmd) Run(app *App) error {
 		if ids == nil {
 			ids = []string{}
 		}
-		return printJSON(app.Stdout, map[string]any{"expired": ids, "count": len(ids)})
+		return render.JSON(app.Stdout, api.Expired{Count: len(ids), Expired: ids})
 	}
 	fmt.Fprintf(app.Stdout, "removed %d expired memories\n", len(ids))
 	return nil
@@ -242,37 +215,16 @@ func (c *AuditVerifyCmd) Run(app *App) error {
 		return err
 	}
 	if c.JSON {
-		if err := printJSON(app.Stdout, rep); err != nil {
+		if err := render.JSON(app.Stdout, rep); err != nil {
 			return err
 		}
 	} else {
-		printAudit(app, rep)
+		render.Audit(app.Stdout, rep)
 	}
 	if !rep.OK {
 		return &exitError{code: 1, err: fmt.Errorf("audit chain broken in %d places and %d items have no audit entry: if you know why (a restore from backup, a deliberate edit), `compartment audit repair --yes` acknowledges them", len(rep.Breaks), len(rep.Unaudited))}
 	}
 	return nil
-}
-
-func printAudit(app *App, rep vault.AuditReport) {
-	w := app.Stdout
-	head := rep.Head
-	if len(head) > 16 {
-		head = head[:16]
-	}
-	fmt.Fprintf(w, "entries        %d, head %s\n", rep.Entries, head)
-	for _, b := range rep.Breaks {
-		fmt.Fprintf(w, "break          entry %d: %s\n", b.Seq, b.Reason)
-	}
-	for _, b := range rep.Acknowledged {
-		fmt.Fprintf(w, "acknowledged   entry %d: %s\n", b.Seq, b.Reason)
-	}
-	for _, id := range rep.Unaudited {
-		fmt.Fprintf(w, "unaudited      %s: no audit entry names it (written around the chain)\n", id)
-	}
-	if rep.OK {
-		fmt.Fprintln(w, "chain          intact")
-	}
 }
 
 // AuditRepairCmd re-anchors the chain after breaks the user has seen.
@@ -292,7 +244,7 @@ func (c *AuditRepairCmd) Run(app *App) error {
 		return err
 	}
 	if !rep.OK && !c.Yes {
-		printAudit(app, rep)
+		render.Audit(app.Stdout, rep)
 		return &exitError{code: 1, err: errors.New("nothing was changed: these breaks may mean the vault was tampered with; once you know why, rerun with --yes to acknowledge them")}
 	}
 	repaired := !rep.OK
@@ -302,9 +254,9 @@ func (c *AuditRepairCmd) Run(app *App) error {
 		}
 	}
 	if c.JSON {
-		return printJSON(app.Stdout, map[string]any{"repaired": repaired, "report": rep})
+		return render.JSON(app.Stdout, api.AuditRepaired{Repaired: repaired, Report: rep})
 	}
-	printAudit(app, rep)
+	render.Audit(app.Stdout, rep)
 	if !repaired {
 		fmt.Fprintln(app.Stderr, "nothing to repair")
 	}
@@ -335,7 +287,7 @@ func (c *ConfigGetCmd) Run(app *App) error {
 			return err
 		}
 		if c.JSON {
-			return printJSON(app.Stdout, map[string]any{c.Key: val})
+			return render.JSON(app.Stdout, map[string]any{c.Key: val})
 		}
 		fmt.Fprintln(app.Stdout, val)
 		return nil
@@ -345,11 +297,9 @@ func (c *ConfigGetCmd) Run(app *App) error {
 		return err
 	}
 	if c.JSON {
-		return printJSON(app.Stdout, all)
+		return render.JSON(app.Stdout, all)
 	}
-	for _, k := range slices.Sorted(maps.Keys(all)) {
-		fmt.Fprintf(app.Stdout, "%-28s %v\n", k, all[k])
-	}
+	render.Settings(app.Stdout, all)
 	return nil
 }
 
@@ -376,7 +326,7 @@ func (c *ConfigSetCmd) Run(app *App) error {
 		return err
 	}
 	if c.JSON {
-		return printJSON(app.Stdout, all)
+		return render.JSON(app.Stdout, all)
 	}
 	fmt.Fprintf(app.Stdout, "%s = %v (running servers pick it up when they next open the vault)\n", c.Key, all[c.Key])
 	return nil

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 
+	"github.com/compartment/compartment/internal/render"
 	"github.com/compartment/compartment/internal/vault"
 )
 
@@ -30,46 +31,16 @@ func (c *OpinionsAuditCmd) Run(app *App) error {
 		return err
 	}
 	defer v.Close()
-	bar := newProgress(app.Stderr, "comparing opinions", 0)
+	bar := render.NewProgress(app.Stderr, "comparing opinions", 0)
 	rep, err := v.OpinionsAudit(vault.OpinionsAuditOptions{Threshold: c.Threshold, NoBackfill: c.NoBackfill,
-		KeepNewest: c.KeepNewest || c.DryRun, DryRun: c.DryRun, Progress: bar.report})
-	bar.done()
+		KeepNewest: c.KeepNewest || c.DryRun, DryRun: c.DryRun, Progress: bar.Report})
+	bar.Done()
 	if err != nil {
 		return err
 	}
 	if c.JSON {
-		return printJSON(app.Stdout, rep)
+		return render.JSON(app.Stdout, rep)
 	}
-	w := app.Stdout
-	fmt.Fprintf(w, "%d live opinions, %d of them facts that read as preferences\n", rep.Opinions, len(rep.Backfilled))
-	for _, b := range rep.Backfilled {
-		fmt.Fprintf(w, "  opinion? %s  %s (%s)\n", b.ID[:12], b.Text, b.Reason)
-	}
-	fmt.Fprintf(w, "%d clusters of opinions of one holder on one aspect\n", len(rep.Clusters))
-	for i, cl := range rep.Clusters {
-		fmt.Fprintf(w, "cluster %d:\n", i+1)
-		for j, r := range cl.Opinions {
-			mark := "keep    "
-			switch {
-			case j > 0 && rep.DryRun:
-				mark = "would supersede"
-			case j > 0:
-				mark = "older   "
-			}
-			fmt.Fprintf(w, "  %s %s  %s [%s]\n", mark, r.ID[:12], r.Text, r.Namespace)
-		}
-	}
-	switch {
-	case rep.DryRun:
-		n := 0
-		for _, cl := range rep.Clusters {
-			n += len(cl.Superseded)
-		}
-		fmt.Fprintf(w, "dry run: --keep-newest would supersede the %d opinions marked above and mark the %d facts above kind=opinion; nothing else, and nothing was changed\n", n, len(rep.Backfilled))
-	case rep.Written:
-		fmt.Fprintln(w, "kept the newest opinion of each cluster; the others are superseded and still readable by id")
-	case len(rep.Clusters) > 0 || len(rep.Backfilled) > 0:
-		fmt.Fprintln(w, "nothing was changed: merge by hand (store a merged opinion with --supersedes), or rerun with --keep-newest")
-	}
+	render.OpinionsAudit(app.Stdout, rep)
 	return nil
 }

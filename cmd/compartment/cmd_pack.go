@@ -8,6 +8,8 @@ import (
 	"path"
 	"strings"
 
+	"github.com/compartment/compartment/internal/api"
+	"github.com/compartment/compartment/internal/render"
 	"github.com/compartment/compartment/internal/vault"
 )
 
@@ -34,8 +36,7 @@ func (o packOutput) write(app *App, mems []vault.PackMemory, model string) error
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(app.Stdout, "Wrote %s: pack %q version %s, %d memories, signed by %s\n", w.Path, w.Name, w.Version, w.Memories, vault.Fingerprint(w.Signer))
-	fmt.Fprintf(app.Stdout, "Recipients install it with: compartment pack install %s --trusted-key %x\n", w.Path, []byte(w.Signer))
+	render.PackWritten(app.Stdout, w)
 	return nil
 }
 
@@ -113,12 +114,12 @@ func (c *PackInstallCmd) Run(app *App) error {
 		return fmt.Errorf("refused %s: %w", c.File, err)
 	}
 	m := p.Manifest
+	out := api.PackInstalled{Author: vault.Fingerprint(m.Author), Name: m.Name, Namespace: vault.PackNamespace(m.Name),
+		Result: res, Version: m.Version}
 	if c.JSON {
-		return printJSON(app.Stdout, map[string]any{"name": m.Name, "namespace": vault.PackNamespace(m.Name), "version": m.Version,
-			"author": vault.Fingerprint(m.Author), "result": res})
+		return render.JSON(app.Stdout, out)
 	}
-	fmt.Fprintf(app.Stdout, "Installed pack %q version %s (signed by %s) under %s: %d added, %d removed, %d unchanged\n",
-		m.Name, m.Version, vault.Fingerprint(m.Author), vault.PackNamespace(m.Name), res.Added, res.Removed, res.Kept)
+	render.PackInstalled(app.Stdout, out)
 	return nil
 }
 
@@ -157,15 +158,9 @@ func (c *PackListCmd) Run(app *App) error {
 		return err
 	}
 	if c.JSON {
-		return printJSON(app.Stdout, map[string]any{"packs": packs, "include_packs_in_search": v.Config().Settings.IncludePacksInSearch})
+		return render.JSON(app.Stdout, api.PackList{IncludePacksInSearch: v.Config().Settings.IncludePacksInSearch, Packs: packs})
 	}
-	if len(packs) == 0 {
-		fmt.Fprintln(app.Stdout, "no packs installed")
-		return nil
-	}
-	for _, p := range packs {
-		fmt.Fprintf(app.Stdout, "%-20s %-12s %6d memories  signed by %s\n", p.Name, p.Version, p.Memories, p.Author)
-	}
+	render.Packs(app.Stdout, packs)
 	return nil
 }
 

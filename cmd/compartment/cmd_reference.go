@@ -1,7 +1,8 @@
 package main
 
 import (
-	"fmt"
+	"github.com/compartment/compartment/internal/api"
+	"github.com/compartment/compartment/internal/render"
 	"time"
 
 	"github.com/compartment/compartment/internal/vault"
@@ -32,13 +33,13 @@ func (c *ReferenceUpdateCmd) Run(app *App) error {
 func loadReference(app *App, v *vault.Vault, asJSON, quiet bool) error {
 	start := time.Now()
 	res, digest, err := v.LoadBundledReference()
-	switch {
-	case err != nil || quiet:
+	if err != nil || quiet {
 		return err
-	case asJSON:
-		return printJSON(app.Stdout, map[string]any{"reference": res, "version": digest, "seconds": time.Since(start).Seconds()})
 	}
-	fmt.Fprintf(app.Stdout, "Reference facts: %d added, %d removed, %d unchanged (pack %s, %.1fs)\n",
-		res.Added, res.Removed, res.Kept, digest[:12], time.Since(start).Seconds())
+	r := api.Reference{Reference: res, Seconds: time.Since(start).Seconds(), Version: digest}
+	if asJSON {
+		return render.JSON(app.Stdout, r)
+	}
+	render.Reference(app.Stdout, r)
 	return nil
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 
+	"github.com/compartment/compartment/internal/api"
+	"github.com/compartment/compartment/internal/render"
 	"github.com/compartment/compartment/internal/vault"
 )
 
@@ -43,16 +45,16 @@ func (c *ReindexCmd) Run(app *App) error {
 		opts.Int8 = &int8
 		opts.All = true
 	}
-	bar := newProgress(app.Stderr, "embedding", 0)
-	opts.Progress = func(done, total int) { bar.total = total; bar.set(done) }
+	bar := render.NewProgress(app.Stderr, "embedding", 0)
+	opts.Progress = bar.Report
 	n, err := v.Reindex(opts)
-	bar.done()
+	bar.Done()
 	if err != nil {
 		return err
 	}
 	info := enc.Info()
 	if c.JSON {
-		return printJSON(app.Stdout, map[string]any{"embedded": n, "model": info.Name, "sha256": fmt.Sprintf("%x", info.SHA256)})
+		return render.JSON(app.Stdout, api.Reindexed{Embedded: n, Model: info.Name, SHA256: fmt.Sprintf("%x", info.SHA256)})
 	}
 	fmt.Fprintf(app.Stdout, "embedded %d records with %s\n", n, info.Name)
 	return nil

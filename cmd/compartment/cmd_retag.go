@@ -1,8 +1,7 @@
 package main
 
 import (
-	"fmt"
-	"strings"
+	"github.com/compartment/compartment/internal/render"
 
 	"github.com/compartment/compartment/internal/vault"
 )
@@ -20,33 +19,16 @@ func (c *RetagCmd) Run(app *App) error {
 		return err
 	}
 	defer v.Close()
-	bar := newProgress(app.Stderr, "retagging", 0)
+	bar := render.NewProgress(app.Stderr, "retagging", 0)
 	rep, err := v.Retag(vault.RetagOptions{DryRun: c.DryRun, Prune: c.Prune || v.Config().Settings.RetagPrune,
-		Progress: bar.report})
-	bar.done()
+		Progress: bar.Report})
+	bar.Done()
 	if err != nil {
 		return err
 	}
 	if c.JSON {
-		return printJSON(app.Stdout, rep)
+		return render.JSON(app.Stdout, rep)
 	}
-	for _, ch := range rep.Changes {
-		var parts []string
-		for _, t := range ch.Added {
-			parts = append(parts, "+"+t)
-		}
-		for _, t := range ch.Removed {
-			parts = append(parts, "-"+t)
-		}
-		fmt.Fprintf(app.Stdout, "%s  %s  %s\n", ch.ID[:12], strings.Join(parts, " "), ch.Text)
-	}
-	verb := "changed"
-	if c.DryRun {
-		verb = "would change"
-	}
-	fmt.Fprintf(app.Stdout, "%s the tags of %d of %d memories (%d added, %d removed)\n", verb, len(rep.Changes), rep.Memories, rep.Added, rep.Removed)
-	if rep.Skipped > 0 {
-		fmt.Fprintf(app.Stdout, "left %d alone: they changed or were forgotten during the pass (the next pass looks again)\n", rep.Skipped)
-	}
+	render.Retag(app.Stdout, rep, c.DryRun)
 	return nil
 }

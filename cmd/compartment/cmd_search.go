@@ -1,9 +1,7 @@
 package main
 
 import (
-	"fmt"
-	"strconv"
-	"strings"
+	"github.com/compartment/compartment/internal/render"
 
 	"github.com/compartment/compartment/internal/api"
 	"github.com/compartment/compartment/internal/vault"
@@ -46,74 +44,8 @@ func (c *SearchCmd) Run(app *App) error {
 		return err
 	}
 	if c.JSON {
-		return printJSON(app.Stdout, api.AnswerOf(req, res))
+		return render.JSON(app.Stdout, api.AnswerOf(req, res))
 	}
-	if res.AsOf != "" {
-		from := ""
-		if res.AsOfPhrase != "" {
-			from = fmt.Sprintf(" (read from %q)", inert(res.AsOfPhrase))
-		}
-		fmt.Fprintf(app.Stdout, "as of %s%s: memories valid then first\n", res.AsOf, from)
-	} else if c.Explain {
-		fmt.Fprintln(app.Stdout, "as of now (the query names no past time)")
-	}
-	if len(res.Hits) == 0 {
-		fmt.Fprintln(app.Stderr, "nothing shares a word or a meaning with the query")
-		return nil
-	}
-	for _, h := range res.Hits {
-		// The label is how far to rely on a result: strong, likely, or
-		// weak (check it first).
-		fmt.Fprintf(app.Stdout, "%-6s  %.3f  %s  %s\n", h.Match, h.Score, h.ID[:12], inert(h.Text))
-		if h.ValidThen != "" {
-			fmt.Fprintf(app.Stdout, "        %s\n", inert(h.ValidThen))
-		}
-		if h.Warning != "" {
-			fmt.Fprintf(app.Stdout, "        %s\n", h.Warning)
-		}
-		if h.UpdatedBy != "" {
-			fmt.Fprintf(app.Stdout, "       not current: updated by %s\n", h.UpdatedBy[:12])
-		}
-		if h.MaybeUpdatedBy != "" {
-			fmt.Fprintf(app.Stdout, "       may not be current: %s, newer, names another choice\n", h.MaybeUpdatedBy[:12])
-		}
-		if c.Explain && h.Explain != nil {
-			printExplain(app, h)
-		}
-	}
+	render.Search(app.Stdout, app.Stderr, res, c.Explain)
 	return nil
-}
-
-func printExplain(app *App, h vault.SearchHit) {
-	e := h.Explain
-	var terms []string
-	for _, t := range e.Terms {
-		terms = append(terms, fmt.Sprintf("%s (I=%.2f)", inert(t.Term), t.Info))
-	}
-	fmt.Fprintf(app.Stdout, "       semantic: cos %.3f -> p_vec %.3f, rank %d (window %d), weight %.2f (%.0f%% of the query unseen by the model)\n",
-		e.Cosine, e.PVec, e.RankVec, e.Window, e.Reliability, 100*e.Unseen)
-	without := ""
-	if len(e.Framing) > 0 {
-		quoted := make([]string, len(e.Framing))
-		for i, f := range e.Framing {
-			quoted[i] = strconv.Quote(f)
-		}
-		without = " (without " + strings.Join(quoted, ", ") + ")"
-	}
-	fmt.Fprintf(app.Stdout, "       literal:  %s match%s, terms %s -> p_lex %.3f, rank %d\n", e.Mode, without, orNone(strings.Join(terms, ", ")), e.PLex, e.RankLex)
-	fmt.Fprintf(app.Stdout, "       evidence %.3f (unaged %.3f, vault share %.2f) x priors (importance %+.3f, opinion %+.3f, reference %+.3f)\n",
-		e.Evidence, e.Unaged, e.Share, e.ImportancePrior, e.OpinionPrior, e.ReferencePrior)
-	rare := ""
-	if e.Rare {
-		rare = ", holds a rare query word"
-	}
-	fmt.Fprintf(app.Stdout, "       confidence %.3f (%s): relevance %.3f, lead %+.3f over the next candidate, standout %+.3f over the 20th%s\n",
-		h.Confidence, h.Match, e.Relevance, e.Lead, e.Standout, rare)
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "nothing"
-	}
-	return s
 }

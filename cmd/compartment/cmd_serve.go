@@ -6,8 +6,11 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
+	"github.com/compartment/compartment/internal/devsync"
 	"github.com/compartment/compartment/internal/mcp"
+	"github.com/compartment/compartment/internal/render"
 	"github.com/compartment/compartment/internal/session"
 	"github.com/compartment/compartment/internal/vault"
 	"github.com/compartment/compartment/vaultfmt"
@@ -45,7 +48,7 @@ func (c *ServeCmd) Run(app *App) error {
 		}
 		v, err := vault.Open(app.Vault, app.vaultOptions(vault.Options{Unlock: u, Caller: app.Caller, Encoder: enc, Now: now}))
 		if err == nil {
-			serveSync(v, log) // cmd_sync.go
+			devsync.Serve(v, time.Second, log) // keep it merged with its sync folder
 		}
 		return v, err
 	}
@@ -55,7 +58,7 @@ func (c *ServeCmd) Run(app *App) error {
 	// The protocol owns stdout. Anything else that prints to os.Stdout
 	// (a library, a stray debug line) would corrupt the stream, so it is
 	// pointed at stderr for the life of the server.
-	out := rawWriter(app.Stdout) // JSON-RPC: exact bytes
+	out := render.Raw(app.Stdout) // JSON-RPC: exact bytes
 	if out == os.Stdout {
 		os.Stdout = os.Stderr
 		defer func() { os.Stdout = out.(*os.File) }()

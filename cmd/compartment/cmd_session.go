@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/compartment/compartment/internal/api"
+	"github.com/compartment/compartment/internal/render"
 	"github.com/compartment/compartment/internal/session"
 	"github.com/compartment/compartment/internal/vault"
 	"github.com/compartment/compartment/vaultfmt"
@@ -15,10 +16,10 @@ import (
 // UnlockCmd unlocks the vault for every process of this user until reboot,
 // lock or auto-lock.
 type UnlockCmd struct {
-	PassphraseStdin bool `help:"Read the passphrase from the first line of stdin."`
-	Once            bool `help:"Let exactly one process in: the first command or agent to open the vault takes the credential (deleting it) and keeps the key until it exits or the vault is locked; everyone else still finds it locked."`
-	Keychain        bool `help:"macOS: keep the key in your login keychain instead, so the vault stays unlocked across reboots until 'compartment lock' (an explicit opt-in, weaker than the default)."`
-	JSON            bool `help:"Print the result as JSON." name:"json"`
+	passphraseStdin
+	Once     bool `help:"Let exactly one process in: the first command or agent to open the vault takes the credential (deleting it) and keeps the key until it exits or the vault is locked; everyone else still finds it locked."`
+	Keychain bool `help:"macOS: keep the key in your login keychain instead, so the vault stays unlocked across reboots until 'compartment lock' (an explicit opt-in, weaker than the default)."`
+	JSON     bool `help:"Print the result as JSON." name:"json"`
 }
 
 func (c *UnlockCmd) Run(app *App) error {
@@ -38,34 +39,10 @@ func (c *UnlockCmd) Run(app *App) error {
 	if res.RememberErr != nil {
 		fmt.Fprintf(app.Stderr, "unlocked, but the keyfile location was not remembered: %v\n", res.RememberErr)
 	}
-	return c.report(app, res)
-}
-
-// request is where the passphrase comes from: stdin when asked, else the
-// environment or the terminal.
-func (c *UnlockCmd) request(app *App) session.Request {
-	return session.TerminalRequest(app.Vault, app.Keyfile, app.stdinIf(c.PassphraseStdin), true)
-}
-
-func (c *UnlockCmd) report(app *App, res session.Unlocked) error {
-	st, already := res.State, res.Already
 	if c.JSON {
-		return printJSON(app.Stdout, api.UnlockedOf(res))
+		return render.JSON(app.Stdout, api.UnlockedOf(res))
 	}
-	idle := "never auto-locks (auto_lock_minutes = 0)"
-	if st.AutoLock > 0 {
-		idle = "auto-locks after " + st.AutoLock.String() + " without use"
-	}
-	switch {
-	case already && c.Once:
-		fmt.Fprintln(app.Stdout, "already unlocked for every process; run `compartment lock` first to let only one in")
-	case already:
-		fmt.Fprintf(app.Stdout, "already unlocked; %s\n", idle)
-	case st.Once:
-		fmt.Fprintln(app.Stdout, "unlocked for one process: the next command or agent to open the vault takes the key; everyone else still finds it locked")
-	default:
-		fmt.Fprintf(app.Stdout, "unlocked: every command and agent of yours on this machine can use the vault until reboot or `compartment lock`; it %s\n", idle)
-	}
+	render.Unlocked(app.Stdout, res, c.Once)
 	return nil
 }
 
@@ -103,16 +80,11 @@ func (c *LockCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
+	l := api.Locked{Flushed: ok, Locked: true, Signed: signer != "", Signer: signer}
 	if c.JSON {
-		return printJSON(app.Stdout, map[string]any{"locked": true, "flushed": ok, "signed": signer != "", "signer": signer})
+		return render.JSON(app.Stdout, l)
 	}
-	if ok {
-		fmt.Fprintln(app.Stdout, "vault flushed and compacted")
-	}
-	if signer != "" {
-		fmt.Fprintf(app.Stdout, "signed with identity key %s\n", signer)
-	}
-	fmt.Fprintln(app.Stdout, "locked: every process of yours drops the key before its next call; `compartment unlock` opens it again")
+	render.Locked(app.Stdout, l)
 	return nil
 }
 
@@ -147,16 +119,15 @@ type TwoFACmd struct {
 
 // TwoFAEnableCmd adds the keyfile factor.
 type TwoFAEnableCmd struct {
-	PassphraseStdin bool `help:"Read the passphrase from the first line of stdin."`
-	JSON            bool `help:"Print the result as JSON." name:"json"`
+	passphraseStdin
+	JSON bool `help:"Print the result as JSON." name:"json"`
 }
 
 func (c *TwoFAEnableCmd) Run(app *App) error {
 	if err := vaultExists(app.Vault); err != nil {
 		return err
 	}
-	r := session.TerminalRequest(app.Vault, app.Keyfile, app.stdinIf(c.PassphraseStdin), true)
-	t, err := session.EnableTwoFactor(app.Vault, r, app.openByUnlock)
+	t, err := session.EnableTwoFactor(app.Vault, c.request(app), app.openByUnlock)
 	if err != nil {
 		return err
 	}
@@ -164,18 +135,9 @@ func (c *TwoFAEnableCmd) Run(app *App) error {
 		fmt.Fprintf(app.Stderr, "two-factor unlock is on, but the keyfile location was not remembered (%v): pass --keyfile %s when unlocking\n", t.RememberErr, t.Keyfile)
 	}
 	if c.JSON {
-		return printJSON(app.Stdout, api.TwoFactorEnabled{Enabled: true, Keyfile: t.Keyfile, Generated: t.Generated})
+		return render.JSON(app.Stdout, api.TwoFactorEnabled{Enabled: true, Keyfile: t.Keyfile, Generated: t.Generated})
 	}
-	if t.Generated {
-		fmt.Fprintf(app.Stdout, "generated a %d-byte keyfile at %s\n", session.NewKeyfileBytes, t.Keyfile)
-	}
-	fmt.Fprintf(app.Stdout, "two-factor unlock is on: the passphrase alone no longer opens the vault; the keyfile at %s is also needed (its location is remembered)\n", t.Keyfile)
-	fmt.Fprintln(app.Stdout, "keep a copy of the keyfile somewhere safe: without it the vault cannot be opened")
-	if session.InVaultDir(app.Vault, t.Keyfile) {
-		fmt.Fprintf(app.Stderr, "warning: the keyfile is in the vault's directory, so a copy of that directory carries both factors: move it to separate media (a USB stick) and unlock once with --keyfile NEWPATH\n")
-	} else if t.Default {
-		fmt.Fprintln(app.Stdout, "it is outside the vault's directory; for the strongest setup move it to separate media (a USB stick) and unlock once with --keyfile NEWPATH")
-	}
+	render.TwoFactorEnabled(app.Stdout, app.Stderr, t, session.InVaultDir(app.Vault, t.Keyfile))
 	return nil
 }
 
@@ -187,16 +149,15 @@ func (app *App) openByUnlock(u vaultfmt.Unlock) (*vault.Vault, error) {
 
 // TwoFADisableCmd removes the keyfile factor.
 type TwoFADisableCmd struct {
-	PassphraseStdin bool `help:"Read the passphrase from the first line of stdin."`
-	JSON            bool `help:"Print the result as JSON." name:"json"`
+	passphraseStdin
+	JSON bool `help:"Print the result as JSON." name:"json"`
 }
 
 func (c *TwoFADisableCmd) Run(app *App) error {
 	if err := vaultExists(app.Vault); err != nil {
 		return err
 	}
-	r := session.TerminalRequest(app.Vault, app.Keyfile, app.stdinIf(c.PassphraseStdin), true)
-	t, err := session.DisableTwoFactor(app.Vault, r, app.openByUnlock)
+	t, err := session.DisableTwoFactor(app.Vault, c.request(app), app.openByUnlock)
 	if err != nil {
 		return err
 	}
@@ -204,7 +165,7 @@ func (c *TwoFADisableCmd) Run(app *App) error {
 		fmt.Fprintf(app.Stderr, "two-factor unlock is off, but the config still names the keyfile: %v\n", t.RememberErr)
 	}
 	if c.JSON {
-		return printJSON(app.Stdout, api.TwoFactorDisabled{})
+		return render.JSON(app.Stdout, api.TwoFactorDisabled{})
 	}
 	fmt.Fprintln(app.Stdout, "two-factor unlock is off: the passphrase alone opens the vault (the keyfile was not deleted)")
 	return nil
@@ -224,20 +185,8 @@ func (c *TwoFAStatusCmd) Run(app *App) error {
 		return err
 	}
 	if c.JSON {
-		return printJSON(app.Stdout, api.TwoFactorStatus{Enabled: t.Enabled, Keyfile: t.Keyfile, KeyfilePresent: t.Present})
+		return render.JSON(app.Stdout, api.TwoFactorStatus{Enabled: t.Enabled, Keyfile: t.Keyfile, KeyfilePresent: t.Present})
 	}
-	if !t.Enabled {
-		fmt.Fprintln(app.Stdout, "two-factor unlock  off (turn it on with `compartment 2fa enable`)")
-		return nil
-	}
-	fmt.Fprintln(app.Stdout, "two-factor unlock  on: passphrase and keyfile")
-	switch {
-	case t.Keyfile == "":
-		fmt.Fprintln(app.Stdout, "keyfile            location not remembered: pass --keyfile PATH when unlocking")
-	case t.Present:
-		fmt.Fprintf(app.Stdout, "keyfile            %s (present)\n", t.Keyfile)
-	default:
-		fmt.Fprintf(app.Stdout, "keyfile            %s (MISSING: attach the media that holds it)\n", t.Keyfile)
-	}
+	render.TwoFactorStatus(app.Stdout, t)
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/compartment/compartment/embed"
+	"github.com/compartment/compartment/internal/render"
 )
 
 // SetupCmd groups one-time installation steps.
@@ -46,7 +47,7 @@ func (c *SetupDownloadModelCmd) Run(app *App) error {
 		}
 	}
 	if c.JSON {
-		return printJSON(app.Stdout, map[string]any{"name": m.Name, "dir": dir, "sha256": embed.FormatPin(pin),
+		return render.JSON(app.Stdout, map[string]any{"name": m.Name, "dir": dir, "sha256": embed.FormatPin(pin),
 			"dim": m.Dim, "default": c.Default})
 	}
 	fmt.Fprintf(app.Stdout, "%s installed in %s\nsha256 (pin) %s, %d dimensions, %s pooling, licence %s\n",

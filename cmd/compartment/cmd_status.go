@@ -1,9 +1,8 @@
 package main
 
 import (
-	"fmt"
+	"github.com/compartment/compartment/internal/render"
 	"os"
-	"strings"
 
 	"github.com/compartment/compartment/internal/api"
 	"github.com/compartment/compartment/internal/session"
@@ -38,45 +37,10 @@ func (c *StatusCmd) Run(app *App) error {
 		return err
 	}
 	if c.JSON {
-		return printJSON(app.Stdout, api.StatusOf(st))
+		return render.JSON(app.Stdout, api.StatusOf(st))
 	}
-	w := app.Stdout
-	fmt.Fprintf(w, "vault          %s (unlocked)\n", st.Path)
-	fmt.Fprintf(w, "format         version %d, id %s, created %s\n", st.FormatVersion, st.VaultID[:12], st.Created.Format("2006-01-02"))
-	fmt.Fprintf(w, "memories       %d live (%d yours, %d reference, %d in packs), %d superseded\n", st.Live, st.OrganicRecords, st.ReferenceRecords, st.PackRecords, st.Superseded)
-	fmt.Fprintf(w, "namespaces     %d\n", st.Namespaces)
-	fmt.Fprintf(w, "relations      %d\n", st.Relations)
-	fmt.Fprintf(w, "audit          %d entries, head %s\n", st.AuditEntries, st.AuditHead)
-	model := st.Model.Pinned
-	if model == "" {
-		model = "none (literal search only)"
-	}
-	fmt.Fprintf(w, "model          %s\n", model)
-	var slots []string
-	for _, s := range st.Slots {
-		slots = append(slots, fmt.Sprintf("%s (argon2id t=%d m=%dMiB p=%d)", s.Kind, s.Time, s.MemoryKiB/1024, s.Threads))
-	}
-	fmt.Fprintf(w, "key slots      %s\n", strings.Join(slots, "; "))
-	fmt.Fprintf(w, "file           %s: %d items compacted, journal %d frames (%s)\n", humanBytes(st.FileBytes), st.PayloadItems, st.JournalFrames, humanBytes(st.JournalBytes))
-	if st.Signed {
-		fmt.Fprintln(w, "signed         yes (check with `compartment verify`)")
-	}
-	if st.TornTail != nil {
-		fmt.Fprintf(w, "recovered      a write interrupted by a crash was dropped (%d bytes at offset %d)\n", st.TornTail.Bytes, st.TornTail.Offset)
-	}
+	render.Status(app.Stdout, st)
 	return nil
-}
-
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }
 
 // locked reports a vault no credential opens right now, and what opening
@@ -94,16 +58,10 @@ func (c *StatusCmd) locked(app *App) error {
 	if err != nil {
 		return err
 	}
+	st := api.LockedStatus(app.Vault, size, needKeyfile)
 	if c.JSON {
-		return printJSON(app.Stdout, api.LockedStatus(app.Vault, size, needKeyfile))
+		return render.JSON(app.Stdout, st)
 	}
-	fmt.Fprintf(app.Stdout, "vault          %s (locked)\n", app.Vault)
-	fmt.Fprintf(app.Stdout, "file           %s\n", humanBytes(size))
-	if needKeyfile {
-		fmt.Fprintln(app.Stdout, "two-factor     on: unlocking needs the passphrase and the keyfile")
-	} else {
-		fmt.Fprintln(app.Stdout, "two-factor     off: the passphrase alone unlocks")
-	}
-	fmt.Fprintln(app.Stdout, "unlock         `compartment unlock` opens it for every command and agent of yours until reboot or `compartment lock`")
+	render.LockedStatus(app.Stdout, st)
 	return nil
 }

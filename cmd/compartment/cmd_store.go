@@ -3,11 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/compartment/compartment/internal/api"
+	"github.com/compartment/compartment/internal/render"
 	"github.com/compartment/compartment/internal/vault"
 )
 
@@ -50,11 +49,11 @@ func (c *StoreCmd) Run(app *App) error {
 		return err
 	}
 	if c.JSON {
-		if err := printJSON(app.Stdout, api.StoreOf(res)); err != nil {
+		if err := render.JSON(app.Stdout, api.StoreOf(res)); err != nil {
 			return err
 		}
 	} else {
-		printStoreResult(app, res)
+		render.StoreResult(app.Stdout, app.Stderr, res)
 	}
 	if len(res.Conflicts) > 0 {
 		// Nothing was stored: scripts must not take this for success.
@@ -66,36 +65,6 @@ func (c *StoreCmd) Run(app *App) error {
 // exitNotStored is store's exit status when an opinion conflict kept the
 // memory out (README, "Exit status").
 const exitNotStored = 3
-
-func printStoreResult(app *App, res vault.StoreResult) {
-	switch {
-	case res.Stored:
-		fmt.Fprintln(app.Stdout, res.ID)
-		if len(res.Superseded) > 0 {
-			fmt.Fprintf(app.Stderr, "superseded: %s\n", strings.Join(res.Superseded, ", "))
-		}
-		if len(res.Linked) > 0 {
-			fmt.Fprintf(app.Stderr, "linked as updated by this one (you may only read their namespace): %s\n", strings.Join(res.Linked, ", "))
-		}
-	case res.Duplicate:
-		fmt.Fprintln(app.Stdout, res.ID)
-		fmt.Fprintln(app.Stderr, "a near-identical memory already exists: its id is above, nothing new was stored")
-	case res.Reaffirmed:
-		fmt.Fprintln(app.Stdout, res.ID)
-		fmt.Fprintln(app.Stderr, "this restates a live opinion: its date was refreshed")
-	case len(res.Conflicts) > 0:
-		fmt.Fprintln(app.Stderr, "not stored: live opinions of the same holder on the same aspect exist:")
-		for _, r := range res.Conflicts {
-			fmt.Fprintf(app.Stderr, "  %s  %s  (namespace %s)\n", r.ID, inert(r.Stamped()), inert(r.Namespace))
-		}
-		fmt.Fprintln(app.Stderr, "resend with --supersedes ID to replace one, or --keep-both to keep all")
-	default:
-		fmt.Fprintln(app.Stdout, res.ID)
-		if res.Message != "" {
-			fmt.Fprintln(app.Stderr, res.Message)
-		}
-	}
-}
 
 // GetCmd prints one memory.
 type GetCmd struct {
@@ -114,35 +83,10 @@ func (c *GetCmd) Run(app *App) error {
 		return err
 	}
 	if c.JSON {
-		return printJSON(app.Stdout, r)
+		return render.JSON(app.Stdout, r)
 	}
-	printRecord(app, r)
+	render.Record(app.Stdout, r)
 	return nil
-}
-
-func printRecord(app *App, r *vault.Record) {
-	row := func(k, v string) {
-		if v != "" {
-			fmt.Fprintf(app.Stdout, "%-13s %s\n", k, inert(v))
-		}
-	}
-	row("id", r.ID)
-	row("text", r.Stamped())
-	row("source", r.Source)
-	row("discovered", r.Discovered)
-	row("created", r.Created.Format("2006-01-02 15:04:05Z"))
-	row("namespace", r.Namespace)
-	row("tags", tagsWithOrigin(r))
-	row("importance", fmt.Sprintf("%.2f", r.Importance))
-	row("kind", r.Kind)
-	row("expires", r.Expires)
-	row("supersedes", strings.Join(r.Supersedes, ", "))
-	row("superseded_by", r.SupersededBy)
-	row("split_into", strings.Join(r.SplitInto, ", "))
-	if r.Quarantined {
-		row("quarantined", "yes: the content came from an untrusted source")
-	}
-	row("caller", r.Caller)
 }
 
 // ForgetCmd removes a memory.
@@ -163,7 +107,7 @@ func (c *ForgetCmd) Run(app *App) error {
 		return err
 	}
 	if c.JSON {
-		return printJSON(app.Stdout, api.Forgotten{ID: id, Forgotten: true, Shredded: c.Shred})
+		return render.JSON(app.Stdout, api.Forgotten{ID: id, Forgotten: true, Shredded: c.Shred})
 	}
 	if c.Shred {
 		fmt.Fprintf(app.Stdout, "shredded %s: its key and content are gone from the vault file\n", id)
@@ -171,17 +115,4 @@ func (c *ForgetCmd) Run(app *App) error {
 		fmt.Fprintf(app.Stdout, "forgot %s (use --shred to destroy it in the file at once)\n", id)
 	}
 	return nil
-}
-
-// tagsWithOrigin lists r's tags, marking those a retag pass inferred.
-func tagsWithOrigin(r *vault.Record) string {
-	inferred := r.InferredTags()
-	out := make([]string, len(r.Tags))
-	for i, t := range r.Tags {
-		out[i] = t
-		if slices.Contains(inferred, t) {
-			out[i] += " (inferred)"
-		}
-	}
-	return strings.Join(out, ", ")
 }

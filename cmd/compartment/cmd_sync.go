@@ -3,14 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
-	"os"
-	"strings"
-	"time"
 
 	"github.com/compartment/compartment/internal/api"
 	"github.com/compartment/compartment/internal/devsync"
+	"github.com/compartment/compartment/internal/render"
+	"github.com/compartment/compartment/internal/session"
 	"github.com/compartment/compartment/internal/vault"
 )
 
@@ -59,7 +56,7 @@ func (c *SyncJoinCmd) Run(app *App) error {
 		return err
 	}
 	defer v.Close()
-	pass, err := app.syncPassphrase(c.Dir, c.PassphraseStdin)
+	pass, err := session.OtherPassphrase(app.stdinIf(c.PassphraseStdin), fmt.Sprintf("Passphrase of the sync folder %s: ", c.Dir))
 	if err != nil {
 		return err
 	}
@@ -81,24 +78,11 @@ func (c *SyncJoinCmd) Run(app *App) error {
 	return syncSetUpResult(app, "joined", s, rep, err, c.JSON)
 }
 
-// syncPassphrase asks for the sync folder's passphrase: stdin when asked,
-// else COMPARTMENT_PASSPHRASE, else the terminal.
-func (app *App) syncPassphrase(dir string, fromStdin bool) ([]byte, error) {
-	if fromStdin {
-		return app.readPassphraseStdin()
-	}
-	if env := os.Getenv("COMPARTMENT_PASSPHRASE"); env != "" {
-		return []byte(env), nil
-	}
-	return promptPassphrase(fmt.Sprintf("Passphrase of the sync folder %s: ", dir))
-}
-
 func syncSetUpResult(app *App, what string, s *devsync.Syncer, rep devsync.Report, mergeErr error, asJSON bool) error {
 	if asJSON {
-		return printJSON(app.Stdout, api.SyncSetUp{Folder: s.Folder(), DeviceID: fmt.Sprintf("%x", s.Device()), Merge: rep, MergeError: api.ErrorText(mergeErr)})
+		return render.JSON(app.Stdout, api.SyncSetUp{Folder: s.Folder(), DeviceID: fmt.Sprintf("%x", s.Device()), Merge: rep, MergeError: api.ErrorText(mergeErr)})
 	}
-	fmt.Fprintf(app.Stdout, "sync folder %s %s: this device is %x\n", s.Folder(), what, s.Device())
-	printReport(app.Stdout, rep)
+	render.SyncSetUp(app.Stdout, what, s.Folder(), s.Device(), rep)
 	return syncErr(mergeErr)
 }
 
@@ -109,17 +93,6 @@ func syncErr(mergeErr error) error {
 		return fmt.Errorf("sync: %w", mergeErr)
 	}
 	return nil
-}
-
-func printReport(w io.Writer, rep devsync.Report) {
-	fmt.Fprintf(w, "merged: %d written, %d removed (%d shredded), %d operations logged, %d waiting for their memory to arrive\n",
-		rep.Written, rep.Deleted, rep.Shredded, rep.Logged, rep.Pending)
-	for _, c := range rep.Copying {
-		fmt.Fprintf(w, "still copying: %s (read up to its last whole operation)\n", inert(c))
-	}
-	for _, s := range rep.Ignored {
-		fmt.Fprintf(w, "ignored: %s\n", inert(s))
-	}
 }
 
 // syncState is what attachSync found when the command opened the vault.
@@ -162,39 +135,9 @@ func (c *SyncStatusCmd) Run(app *App) error {
 		return err
 	}
 	if c.JSON {
-		return printJSON(app.Stdout, api.SyncStatus{Status: st, MergeError: api.ErrorText(mergeErr)})
+		return render.JSON(app.Stdout, api.SyncStatus{Status: st, MergeError: api.ErrorText(mergeErr)})
 	}
-	w := app.Stdout
-	fmt.Fprintf(w, "folder     %s\n", inert(st.Folder))
-	fmt.Fprintf(w, "this       %s (%s)\n", inert(st.DeviceName), st.Device)
-	for _, d := range st.Devices {
-		var notes []string
-		if d.This {
-			notes = append(notes, "this device")
-		}
-		if !d.Left.IsZero() {
-			notes = append(notes, "left "+d.Left.Format(time.DateOnly))
-		}
-		if d.Copying {
-			notes = append(notes, "still copying")
-		}
-		last := "no operation yet"
-		if d.NoLog {
-			last = "its log has not arrived"
-		} else if !d.LastOp.IsZero() {
-			last = "last operation " + d.LastOp.Local().Format("2006-01-02 15:04:05")
-		}
-		extra := ""
-		if len(notes) > 0 {
-			extra = " [" + strings.Join(notes, ", ") + "]"
-		}
-		fmt.Fprintf(w, "device     %-16s %s  %d operations, %s%s\n", inert(d.Name), d.ID[:8], d.Operations, last, extra)
-	}
-	fmt.Fprintf(w, "pending    %d memories named by operations whose store has not arrived; %d logs still copying\n",
-		st.LastMerge.Pending, len(st.LastMerge.Copying))
-	for _, s := range st.LastMerge.Ignored {
-		fmt.Fprintf(w, "ignored    %s\n", inert(s))
-	}
+	render.SyncStatus(app.Stdout, st)
 	return syncErr(mergeErr)
 }
 
@@ -209,11 +152,11 @@ func (c *SyncNowCmd) Run(app *App) error {
 	}
 	defer v.Close()
 	if c.JSON {
-		if err := printJSON(app.Stdout, api.SyncMerge{Merge: rep, MergeError: api.ErrorText(mergeErr)}); err != nil {
+		if err := render.JSON(app.Stdout, api.SyncMerge{Merge: rep, MergeError: api.ErrorText(mergeErr)}); err != nil {
 			return err
 		}
 	} else {
-		printReport(app.Stdout, rep)
+		render.SyncReport(app.Stdout, rep)
 	}
 	return syncErr(mergeErr)
 }
@@ -233,9 +176,9 @@ func (c *SyncLeaveCmd) Run(app *App) error {
 		return err
 	}
 	if c.JSON {
-		return printJSON(app.Stdout, api.SyncLeave{Left: folder})
+		return render.JSON(app.Stdout, api.SyncLeave{Left: folder})
 	}
-	fmt.Fprintf(app.Stdout, "this vault no longer syncs with %s; it keeps every memory, and the other devices keep what it wrote\n", inert(folder))
+	render.SyncLeft(app.Stdout, folder)
 	return nil
 }
 
@@ -246,13 +189,5 @@ func (c *SyncLeaveCmd) Run(app *App) error {
 func (app *App) attachSync(v *vault.Vault) {
 	s, rep, err := devsync.AttachIfSynced(v)
 	app.sync = syncState{s, rep, err}
-	if err != nil {
-		fmt.Fprintf(app.Stderr, "compartment: sync: %s\n", inert(err.Error()))
-	} else if rep.Written+rep.Deleted > 0 {
-		fmt.Fprintf(app.Stderr, "compartment: sync: merged %d memories and relations from other devices, removed %d\n", rep.Written, rep.Deleted)
-	}
+	render.SyncAttached(app.Stderr, rep, err)
 }
-
-// serveSync keeps the server's vault merged with its sync folder
-// (devsync.Serve).
-func serveSync(v *vault.Vault, log *slog.Logger) { devsync.Serve(v, time.Second, log) }

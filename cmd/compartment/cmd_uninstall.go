@@ -7,6 +7,7 @@ import (
 	"github.com/compartment/compartment/internal/capture"
 	"github.com/compartment/compartment/internal/devsync"
 	"github.com/compartment/compartment/internal/integrate"
+	"github.com/compartment/compartment/internal/render"
 	"github.com/compartment/compartment/internal/session"
 	"github.com/compartment/compartment/internal/vault"
 )
@@ -37,11 +38,7 @@ func (c *UninstallCmd) Run(app *App) error {
 			failed++
 			fmt.Fprintf(app.Stderr, "compartment: %s\n", ch.Error)
 		} else if !c.JSON {
-			line := describe(ch.Client+" "+ch.Kind, ch.Change, c.DryRun)
-			if ch.Change.Message != "" {
-				line += ": " + ch.Change.Message
-			}
-			fmt.Fprintln(app.Stdout, line)
+			render.Undone(app.Stdout, ch, c.DryRun)
 		}
 	}
 	if len(changes) == 0 && !c.JSON {
@@ -57,7 +54,7 @@ func (c *UninstallCmd) Run(app *App) error {
 		for _, p := range gone {
 			changes = append(changes, integrate.Undone{Kind: "vault", Path: p, Action: "removed"})
 			if !c.JSON {
-				fmt.Fprintln(app.Stdout, describe("vault file", integrate.Change{Path: p, Action: "removed"}, c.DryRun))
+				fmt.Fprintln(app.Stdout, render.Describe("vault file", integrate.Change{Path: p, Action: "removed"}, c.DryRun))
 			}
 		}
 		if err != nil {
@@ -65,7 +62,7 @@ func (c *UninstallCmd) Run(app *App) error {
 		}
 	}
 	if c.JSON {
-		if err := printJSON(app.Stdout, changes); err != nil {
+		if err := render.JSON(app.Stdout, changes); err != nil {
 			return err
 		}
 	}

@@ -107,7 +107,7 @@ func TestUpdateReplacesAtomicallyAndRestartsDaemon(t *testing.T) {
 	if err != nil {
 		t.Fatalf("update: %v\n%s", err, out)
 	}
-	var rep updateReport
+	var rep release.UpdateReport
 	if err := json.Unmarshal(out, &rep); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}

@@ -12,24 +12,6 @@ import (
 	"github.com/compartment/compartment/internal/vault"
 )
 
-func TestInert(t *testing.T) {
-	for in, want := range map[string]string{
-		"plain text, ünïcode ✓":  "plain text, ünïcode ✓",
-		"\x1b]0;pwned\x07 title": `\x1b]0;pwned\x07 title`,
-		"clear\x1b[2J":           `clear\x1b[2J`,
-		"two\nlines\tand\r":      `two\nlines\tand\r`,
-		"c1 \u009b31m":           `c1 \u009b31m`,
-		"bidi \u202egnp.exe":     `bidi \u202egnp.exe`,
-		"bad utf8 \xff\xfe":      `bad utf8 \xff\xfe`,
-		`a \x1b that was typed`:  `a \\x1b that was typed`,
-		"del \x7f":               `del \x7f`,
-	} {
-		if got := inert(in); got != want {
-			t.Errorf("inert(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // hasControl reports a byte a terminal would act on, other than the
 // newlines that end the CLI's own lines.
 func hasControl(s string) bool {
@@ -195,7 +177,7 @@ func TestVerifyReportsTornTail(t *testing.T) {
 	if !strings.Contains(out, "torn tail") || !strings.Contains(out, "3 bytes") {
 		t.Fatalf("verify output does not report the torn tail:\n%s", out)
 	}
-	var rep verifyOutput
+	var rep vault.FileCheck
 	c.json(&rep, "verify")
 	if rep.File.Torn == nil || rep.File.Torn.Bytes != 3 {
 		t.Fatalf("verify --json: torn %+v", rep.File.Torn)

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +9,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/compartment/compartment/internal/render"
 	"github.com/compartment/compartment/internal/vault"
 )
 
@@ -27,7 +26,7 @@ func rawControl(s string) string {
 		if r == utf8.RuneError && n <= 1 {
 			return s[i : i+1]
 		}
-		if r != '\n' && r != '\t' && unsafeRune(r) {
+		if r != '\n' && r != '\t' && render.UnsafeRune(r) {
 			return string(r)
 		}
 		i += n
@@ -101,35 +100,6 @@ func TestCLIOutputIsInert(t *testing.T) {
 	}
 }
 
-// TestTermWriter: a rune split across two writes is kept whole, JSON
-// passed through stays the same JSON, and a sequence left incomplete at
-// the end is shown escaped.
-func TestTermWriter(t *testing.T) {
-	var b bytes.Buffer
-	w := &termWriter{w: &b}
-	s := "ü→\u202e"
-	for i := range len(s) {
-		io.WriteString(w, s[i:i+1])
-	}
-	w.flush()
-	if b.String() != `ü→\u202e` {
-		t.Errorf("split runes: %q", b.String())
-	}
-	b.Reset()
-	in := map[string]string{"t": "del\x7f c1\u0085 bidi\u202e esc\x1b"}
-	printJSON(w, in)
-	var back map[string]string
-	if err := json.Unmarshal(b.Bytes(), &back); err != nil || back["t"] != in["t"] || rawControl(b.String()) != "" {
-		t.Errorf("JSON through the writer: %q (%v)", b.String(), err)
-	}
-	b.Reset()
-	w.Write([]byte("cut \xe2\x86"))
-	w.flush()
-	if b.String() != `cut \xe2\x86` {
-		t.Errorf("incomplete tail: %q", b.String())
-	}
-}
-
 // TestCLICallerWithoutGrants: `--caller` with none everywhere is refused
 // for status, lock and selftest with the sentence MCP gives
 // (vault.CheckReadsSomething, one rule for both), and the vault is not
@@ -167,36 +137,4 @@ func TestCLICallerWithoutGrants(t *testing.T) {
 	}
 	c.ok("--caller", "narrow", "status")
 	c.ok("--caller", "narrow", "lock")
-}
-
-// FuzzInert: whatever the bytes, neither a single value (inert) nor a
-// stream (termWriter, split at any point) puts a raw control character
-// out, and a JSON document through the stream stays the same JSON.
-func FuzzInert(f *testing.F) {
-	for _, s := range []string{hostile, "plain", "ü→\u202e", "\xe2\x86", "a\\x1b", "\x00\x1f\x7f\u0085\u2028"} {
-		f.Add(s, 1)
-	}
-	f.Fuzz(func(t *testing.T, s string, cut int) {
-		if bad := rawControl(inert(s)); bad != "" || strings.ContainsAny(inert(s), "\n\t") {
-			t.Fatalf("inert(%q) holds %q", s, bad)
-		}
-		var b bytes.Buffer
-		w := &termWriter{w: &b}
-		cut = min(max(cut, 0), len(s))
-		io.WriteString(w, s[:cut])
-		io.WriteString(w, s[cut:])
-		w.flush()
-		if bad := rawControl(b.String()); bad != "" {
-			t.Fatalf("stream of %q holds %q: %q", s, bad, b.String())
-		}
-		b.Reset()
-		printJSON(w, map[string]string{"s": s})
-		w.flush()
-		var back map[string]string
-		if err := json.Unmarshal(b.Bytes(), &back); err != nil || back["s"] != strings.ToValidUTF8(s, "\ufffd") {
-			if utf8.ValidString(s) || err != nil {
-				t.Fatalf("JSON of %q through the stream: %q %v", s, b.String(), err)
-			}
-		}
-	})
 }

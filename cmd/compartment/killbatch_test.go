@@ -107,7 +107,7 @@ func TestKillNineBatchesStayWhole(t *testing.T) {
 			whole++
 		}
 	}
-	var rep verifyOutput
+	var rep vault.FileCheck
 	c.json(&rep, "verify")
 	if !rep.OK || rep.Audit == nil || !rep.Audit.OK {
 		t.Fatalf("verify after the kills: %+v", rep)

@@ -14,6 +14,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/compartment/compartment/internal/offline"
+	"github.com/compartment/compartment/internal/render"
 	"github.com/compartment/compartment/internal/session"
 )
 
@@ -118,10 +119,10 @@ func main() {
 // run parses args, runs the command and turns any error into one line on
 // stderr and a non-zero status.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	// Nothing reaches the terminal raw: see termWriter.
-	out, errw := &termWriter{w: stdout}, &termWriter{w: stderr}
-	defer out.flush()
-	defer errw.flush()
+	// Nothing reaches the terminal raw: see render.Writer.
+	out, errw := render.NewWriter(stdout), render.NewWriter(stderr)
+	defer out.Flush()
+	defer errw.Flush()
 	stdout, stderr = out, errw
 	var cli CLI
 	exited := -1
@@ -160,7 +161,7 @@ func parseAndRun(parser *kong.Kong, cli *CLI, args []string, stdin io.Reader, st
 	}()
 	ctx, err := parser.Parse(args)
 	if err != nil {
-		fmt.Fprintf(stderr, "compartment: %s\n", errorLine(errors.New(parseErrorSentence(err))))
+		fmt.Fprintf(stderr, "compartment: %s\n", render.ErrorLine(errors.New(parseErrorSentence(err))))
 		return 2, true
 	}
 	cli.Vault = expandPath(cli.Vault)
@@ -183,7 +184,7 @@ func parseAndRun(parser *kong.Kong, cli *CLI, args []string, stdin io.Reader, st
 	app := &App{Globals: &cli.Globals, Stdout: stdout, Stderr: stderr, Stdin: stdin}
 	if err := ctx.Run(app); err != nil {
 		err = runErrorSentence(err, cli.Vault)
-		fmt.Fprintf(stderr, "compartment: %s\n", errorLine(err))
+		fmt.Fprintf(stderr, "compartment: %s\n", render.ErrorLine(err))
 		var ee *exitError
 		if errors.As(err, &ee) {
 			return ee.code, true

@@ -1,20 +1,27 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"path/filepath"
 
+	"github.com/compartment/compartment/internal/render"
 	"github.com/compartment/compartment/internal/session"
 	"github.com/compartment/compartment/internal/vault"
 	"github.com/compartment/compartment/vaultfmt"
 )
 
-// readPassphraseStdin reads one line from stdin (for --passphrase-stdin).
-func (app *App) readPassphraseStdin() ([]byte, error) { return session.ReadPassphraseLine(app.Stdin) }
+// passphraseStdin is the flag of the commands that read the vault's
+// passphrase, which they otherwise take from COMPARTMENT_PASSPHRASE or the
+// terminal.
+type passphraseStdin struct {
+	PassphraseStdin bool `help:"Read the passphrase from the first line of stdin."`
+}
 
-// promptPassphrase asks on the terminal without echo.
-func promptPassphrase(prompt string) ([]byte, error) { return session.PromptTerminal(prompt) }
+// request is where the passphrase comes from: stdin when asked, else the
+// environment or the terminal.
+func (p passphraseStdin) request(app *App) session.Request {
+	return session.TerminalRequest(app.Vault, app.Keyfile, app.stdinIf(p.PassphraseStdin), true)
+}
 
 // newPassphrase gets a passphrase for a new vault or a rekey by
 // session.NewPassphrase: stdin when asked, else COMPARTMENT_PASSPHRASE
@@ -109,11 +116,8 @@ func (app *App) openVaultWith(u vaultfmt.Unlock) (*vault.Vault, error) {
 	// The expiry sweep runs on every open, as it does when serving.
 	// A vault on read-only media is only read: the sweep would be a write.
 	if v.Config().Settings.ExpireMemories && !app.noSweep && !v.File().ReadOnly() {
-		if ids, err := v.Expire(); err != nil {
-			fmt.Fprintf(app.Stderr, "compartment: expiry sweep: %v\n", err)
-		} else if len(ids) > 0 {
-			fmt.Fprintf(app.Stderr, "compartment: removed %d expired memories\n", len(ids))
-		}
+		ids, err := v.Expire()
+		render.Swept(app.Stderr, len(ids), err)
 	}
 	return v, nil
 }

@@ -3,7 +3,8 @@
 // the CLI's --json, the MCP server's tools and the panel (which reads the
 // CLI's --json) all use, so an agent, a script and the panel read the same
 // fields: search (Answer), store (Store), a memory as the tools return it
-// (Memory), forget, unlink, status, unlock and two-factor unlock. It knows
+// (Memory), forget, unlink, status, unlock and two-factor unlock, and the
+// CLI's other results (upkeep.go). It knows
 // those types and JSON, nothing of transport, printing or I/O.
 //
 // `get` and `recent --json` print the vault's own [vault.Record] (the

@@ -20,3 +20,19 @@ func ServerCommand(e Env, self string) string {
 	}
 	return self
 }
+
+// ServerFor is the server a client is wired to run: the binary at self
+// ([ServerCommand]), with --vault only when vault is not defaultVault (so
+// an entry for the default vault keeps following COMPARTMENT_VAULT) and
+// --caller only when caller is not defaultCaller (so each client is
+// otherwise named by its own id).
+func ServerFor(e Env, self, vault, defaultVault, caller, defaultCaller string) Server {
+	s := Server{Command: ServerCommand(e, self)}
+	if vault != defaultVault {
+		s.Vault = vault
+	}
+	if caller != defaultCaller {
+		s.Caller = caller
+	}
+	return s
+}

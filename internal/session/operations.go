@@ -198,3 +198,15 @@ func LockEveryone(vaultPath string, r Request, needKey bool, flush func(vaultfmt
 	}
 	return flushed, nil
 }
+
+// UnlockCreated opens an unlock session for everyone with the credential
+// a new vault was just created with, so the next command (and every agent)
+// can use it at once: what init does last. Unlike [UnlockEveryone] it
+// reads no passphrase and replaces whatever session was there.
+func UnlockCreated(vaultPath string, u vaultfmt.Unlock) error {
+	s, err := For(vaultPath)
+	if err != nil {
+		return err
+	}
+	return s.Unlock(u, false)
+}

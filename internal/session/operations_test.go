@@ -170,3 +170,57 @@ func TestLockEveryone(t *testing.T) {
 		t.Fatalf("key needed, none given: asked=%d %v", asked, err)
 	}
 }
+
+// TestOtherPassphrase: stdin first, then the environment; with neither
+// and no terminal, the locked error that says how else to give it.
+func TestOtherPassphrase(t *testing.T) {
+	t.Setenv(EnvPassphrase, "from the environment")
+	if p, err := OtherPassphrase(strings.NewReader("the folder's one\n"), "?"); err != nil || string(p) != "the folder's one" {
+		t.Errorf("stdin: %q %v", p, err)
+	}
+	if p, err := OtherPassphrase(nil, "?"); err != nil || string(p) != "from the environment" {
+		t.Errorf("environment: %q %v", p, err)
+	}
+	if _, err := OtherPassphrase(strings.NewReader(""), "?"); err == nil {
+		t.Error("an empty stdin was taken as a passphrase")
+	}
+	t.Setenv(EnvPassphrase, "")
+	if tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0); err == nil {
+		tty.Close()
+		t.Skip("a terminal is attached: the prompt would wait for it")
+	}
+	if _, err := OtherPassphrase(nil, "?"); !errors.Is(err, errNothingOffered) {
+		t.Errorf("no stdin, no environment, no terminal: %v", err)
+	}
+}
+
+// TestUnlockCreated: after it, the session holds the new vault's key for
+// every process (Obtain finds it without a passphrase and the vault opens
+// with it); a wrong credential leaves the vault locked.
+func TestUnlockCreated(t *testing.T) {
+	hooks(t)
+	t.Setenv(EnvPassphrase, "")
+	path, open := keeperVault(t)
+	if err := UnlockCreated(path, vaultfmt.Unlock{Passphrase: []byte("not the passphrase")}); !errors.Is(err, vaultfmt.ErrWrongPassphrase) {
+		t.Fatalf("wrong passphrase: %v", err)
+	}
+	if s, _ := For(path); s.State().Unlocked {
+		t.Fatal("a wrong passphrase unlocked the session")
+	}
+	if err := UnlockCreated(path, vaultfmt.Unlock{Passphrase: []byte(keeperPass)}); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := For(path)
+	if st := s.State(); !st.Unlocked || st.Once {
+		t.Fatalf("state after UnlockCreated: %+v", st)
+	}
+	key, err := Obtain(path, Request{})
+	if err != nil {
+		t.Fatalf("Obtain after UnlockCreated: %v", err)
+	}
+	v, err := open(key.Unlock)
+	if err != nil {
+		t.Fatalf("open with the session's key: %v", err)
+	}
+	v.Close()
+}

@@ -129,3 +129,17 @@ func WithKeyfile(vaultPath, explicit string, u vaultfmt.Unlock) (vaultfmt.Unlock
 	u.Keyfile = kf
 	return u, nil
 }
+
+// OtherPassphrase gets the passphrase of something that is not this
+// vault (a sync folder another device made): the first line of stdin when
+// given, else COMPARTMENT_PASSPHRASE (one passphrase for all of a user's
+// vaults is the common case), else the terminal, asking with prompt.
+func OtherPassphrase(stdin io.Reader, prompt string) ([]byte, error) {
+	if stdin != nil {
+		return ReadPassphraseLine(stdin)
+	}
+	if env := os.Getenv(EnvPassphrase); env != "" {
+		return []byte(env), nil
+	}
+	return PromptTerminal(prompt)
+}

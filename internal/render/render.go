@@ -1,4 +1,13 @@
-package main
+// Package render turns the results of compartment's operations (the
+// shapes of internal/api and the reports of the packages below it) into
+// the text the CLI prints on a terminal: tables, record blocks, one-line
+// reports, the progress bar, and the --json encoding. It decides nothing
+// and reads nothing: every function takes a result and a writer.
+//
+// It also owns what makes that text safe on a terminal: [Inert] for one
+// value that came from outside, and [Writer], the stream every byte the
+// CLI prints passes through.
+package render
 
 import (
 	"encoding/json"
@@ -8,28 +17,28 @@ import (
 	"unicode/utf8"
 )
 
-// printJSON writes v as indented JSON and a newline: the --json output of
+// JSON writes v as indented JSON and a newline: the --json output of
 // every command.
-func printJSON(w io.Writer, v any) error {
+func JSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
 }
 
-// inert makes one string that came from outside (a vault, a file, a
+// Inert makes one string that came from outside (a vault, a file, a
 // pack, an argument, an error quoting any of them) safe to print on a
 // terminal: control characters (C0, DEL, C1), Unicode bidirectional
 // overrides and invalid UTF-8 are shown as Go-style escapes (\x1b, \u202e,
 // \n), so a memory holding "ESC ] 0 ; … BEL" cannot set the terminal's
 // title, clear the screen or fake output. A backslash is doubled so an
 // escape shown cannot be faked either. --json output is never passed
-// through it: JSON stays exact. [termWriter] applies the same rule to every
+// through it: JSON stays exact. [Writer] applies the same rule to every
 // byte the CLI prints, as the net under any string a command forgot.
-func inert(s string) string {
+func Inert(s string) string {
 	clean := true
 	for _, r := range s {
-		if r == '\\' || r == utf8.RuneError || unsafeRune(r) {
+		if r == '\\' || r == utf8.RuneError || UnsafeRune(r) {
 			clean = false
 			break
 		}
@@ -64,9 +73,9 @@ func appendInert(out, p []byte, stream bool) []byte {
 			out = append(out, `\r`...)
 		case r == 0x7f && stream:
 			out = append(out, `\u007f`...)
-		case unsafeRune(r) && r < 0x80:
+		case UnsafeRune(r) && r < 0x80:
 			out = fmt.Appendf(out, `\x%02x`, r)
-		case unsafeRune(r):
+		case UnsafeRune(r):
 			out = fmt.Appendf(out, `\u%04x`, r)
 		default:
 			out = append(out, p[i:i+n]...)
@@ -76,8 +85,8 @@ func appendInert(out, p []byte, stream bool) []byte {
 	return out
 }
 
-// unsafeRune reports characters a terminal acts on or that reorder text.
-func unsafeRune(r rune) bool {
+// UnsafeRune reports characters a terminal acts on or that reorder text.
+func UnsafeRune(r rune) bool {
 	switch {
 	case r < 0x20, r == 0x7f, r >= 0x80 && r <= 0x9f:
 		return true
@@ -88,19 +97,22 @@ func unsafeRune(r rune) bool {
 	return false
 }
 
-// termWriter is the CLI's stdout and stderr: every byte any command or
-// error prints passes through [appendInert] in stream mode, so no path (a
+// Writer is the CLI's stdout and stderr: every byte any command or error
+// prints passes through [appendInert] in stream mode, so no path (a
 // not-found message quoting an id, a --vault path, an import error quoting
 // the file, a pack's version) can put a raw control character on the
 // terminal. An incomplete UTF-8 sequence at the end of one write waits for
 // the next. The MCP server and the progress bar, whose bytes are the
-// program's own, write to the file underneath ([rawWriter]).
-type termWriter struct {
+// program's own, write to the file underneath ([Raw]).
+type Writer struct {
 	w     io.Writer
 	carry []byte
 }
 
-func (t *termWriter) Write(p []byte) (int, error) {
+// NewWriter wraps w.
+func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
+
+func (t *Writer) Write(p []byte) (int, error) {
 	data := p
 	if len(t.carry) > 0 {
 		data = append(t.carry, p...)
@@ -122,27 +134,40 @@ func (t *termWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// flush writes a sequence left incomplete at the end (escaped: it is not
+// Flush writes a sequence left incomplete at the end (escaped: it is not
 // valid UTF-8).
-func (t *termWriter) flush() {
+func (t *Writer) Flush() {
 	if len(t.carry) > 0 {
 		t.w.Write(appendInert(nil, t.carry, true))
 		t.carry = nil
 	}
 }
 
-// rawWriter is the writer under a termWriter, for output that is the
-// program's own bytes (the MCP protocol, the progress bar's redraws).
-func rawWriter(w io.Writer) io.Writer {
-	if t, ok := w.(*termWriter); ok {
+// Raw is the writer under a [Writer], for output that is the program's
+// own bytes (the MCP protocol, the progress bar's redraws).
+func Raw(w io.Writer) io.Writer {
+	if t, ok := w.(*Writer); ok {
 		return t.w
 	}
 	return w
 }
 
-// errorLine is an error as the one line the CLI prints: a newline quoted
+// ErrorLine is an error as the one line the CLI prints: a newline quoted
 // from an argument or a file cannot start a fake line of its own (the
-// termWriter underneath escapes every other control character).
-func errorLine(err error) string {
+// Writer underneath escapes every other control character).
+func ErrorLine(err error) string {
 	return strings.ReplaceAll(err.Error(), "\n", `\n`)
+}
+
+// Bytes is a size for people: B, KiB, MiB or GiB.
+func Bytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
 }
