@@ -3,6 +3,7 @@ package fts
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -173,8 +174,10 @@ func bench100k() (*Index, *corpus) {
 
 // BenchmarkSearch100k is the literal channel at 100,000 records (about
 // 3.5 million postings): the search, the pool of 200 and the ranks of its
-// records, as the engine asks for them, with the seeking read of the
-// postings and with the exhaustive one (their ratio is the pruning's gain).
+// records and of 200 others (the vector pool's), as the engine asks for
+// them: with the exhaustive read of the postings, the seeking one (their
+// ratio is the pruning's gain), and the seeking one with the keyed orders
+// of Top and FindAll (against seeking: the keys' gain).
 func BenchmarkSearch100k(b *testing.B) {
 	x, c := bench100k()
 	rng := rand.New(rand.NewPCG(4, 4))
@@ -192,21 +195,31 @@ func BenchmarkSearch100k(b *testing.B) {
 		if words == 0 {
 			kind = "question"
 		}
-		for _, skip := range []bool{false, true} {
-			name := map[bool]string{false: "exhaustive", true: "seeking"}[skip]
-			b.Run(kind+"/"+name, func(b *testing.B) {
-				defer func(old bool) { skipPostings = old }(skipPostings)
-				skipPostings = skip
+		for _, mode := range []struct {
+			name        string
+			skip, keyed bool
+		}{{"exhaustive", false, false}, {"seeking", true, false}, {"keyed", true, true}} {
+			b.Run(kind+"/"+mode.name, func(b *testing.B) {
+				defer func(skip, keyed bool) { skipPostings, keyedOrder = skip, keyed }(skipPostings, keyedOrder)
+				skipPostings, keyedOrder = mode.skip, mode.keyed
 				b.ReportAllocs()
 				i := 0
+				docs := make([]uint32, 0, 400)
 				for b.Loop() {
 					r := x.Search(queries[i%len(queries)])
 					top := r.Top(200)
-					docs := make([]uint32, len(top))
-					for j, h := range top {
-						docs[j] = h.Doc
+					docs = docs[:0]
+					for _, h := range top {
+						docs = append(docs, h.Doc)
 					}
+					// The vector pool's records: any, hits or not.
+					for j := range 200 {
+						docs = append(docs, uint32((i*7919+j*104729)%100000))
+					}
+					slices.Sort(docs)
+					docs = slices.Compact(docs)
 					benchSink += len(r.FindAll(docs))
+					r.Release()
 					i++
 				}
 			})

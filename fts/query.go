@@ -136,6 +136,15 @@ func (r *Result) Release() {
 // slice is owned by r.
 func (r *Result) Top(n int) []Hit {
 	n = min(max(n, 0), len(r.hits))
+	if n > r.sorted && keyedOrder {
+		// As below: a pool of a quarter of the hits or more sorts them all.
+		if n*4 >= len(r.hits) {
+			r.topKeyed(len(r.hits))
+		} else {
+			r.topKeyed(n)
+		}
+		return r.hits[:n]
+	}
 	if n > r.sorted {
 		if n*4 >= len(r.hits) {
 			r.sortAll()
@@ -193,6 +202,22 @@ func (r *Result) FindAll(docs []uint32) []Found {
 	before := slices.Grow(sc.before[:0], len(asked)+1)[:len(asked)+1]
 	clear(before)
 	defer func() { sc.before = before[:0] }()
+	if keyedOrder {
+		r.countPrecedingKeyed(asked, before, sc)
+	} else {
+		r.countPreceding(asked, before)
+	}
+	preceding := 0
+	for k, h := range asked {
+		preceding += before[k]
+		out[sc.where[h.slot]].Rank = preceding + 1
+	}
+	return out
+}
+
+// countPreceding is countPrecedingKeyed comparing hits field by field: a
+// bisection of asked over compareRank for each hit.
+func (r *Result) countPreceding(asked []Hit, before []int) {
 	for i := range r.hits {
 		h := &r.hits[i]
 		lo, hi := 0, len(asked) // asked[lo:] are the first not preceding h
@@ -210,12 +235,6 @@ func (r *Result) FindAll(docs []uint32) []Found {
 		}
 		before[lo]++
 	}
-	preceding := 0
-	for k, h := range asked {
-		preceding += before[k]
-		out[sc.where[h.slot]].Rank = preceding + 1
-	}
-	return out
 }
 
 // rankBefore reports whether a precedes b in the rank order (compareRank),
@@ -373,6 +392,9 @@ type searchScratch struct {
 	rows        [3][]int   // edit-distance rows
 	asked       []Hit      // FindAll: the hits of the records asked for
 	before      []int      // FindAll: hits counted before each asked one
+	keys        []uint64   // FindAll: the asked hits' rank keys
+	entries     []evEntry  // Top: every hit's pool-order keys
+	chosen      []Hit      // Top: the hits chosen, in order
 }
 
 type accum struct {
@@ -830,39 +852,36 @@ func (x *Index) collect(r *Result, sc *searchScratch) {
 			informative |= 1 << i
 		}
 	}
-	for _, s := range sc.touched {
-		if sc.acc[s].mask == all {
-			r.Mode = ModeAND
-			break
-		}
-	}
-	if r.Mode != ModeAND && informative != 0 {
-		r.Mode = ModeOR
-	}
-	keep := 0
-	for _, s := range sc.touched {
-		if m := sc.acc[s].mask; m == all || m&informative != 0 {
-			keep++
-		}
-	}
+	// One pass over the records touched (each a random access into the
+	// accumulators): the hits kept go into a released result's hits,
+	// grown when they do not fit.
 	r.hits = nil
-	if p, _ := x.hitPool.Get().(*[]Hit); p != nil && cap(*p) >= keep {
+	if p, _ := x.hitPool.Get().(*[]Hit); p != nil {
 		r.hits = (*p)[:0]
-	} else {
-		r.hits = make([]Hit, 0, keep)
 	}
+	if cap(r.hits) < len(sc.touched)/4 {
+		r.hits = make([]Hit, 0, len(sc.touched))
+	}
+	anyAll := false
 	for _, s := range sc.touched {
 		a := sc.acc[s]
 		sc.acc[s] = accum{}
-		if a.mask != all && a.mask&informative == 0 {
+		if a.mask == all {
+			anyAll = true
+		} else if a.mask&informative == 0 {
 			continue
 		}
 		if p := rank.PLex(a.num, r.TotalInfo); p > 0 {
 			r.hits = append(r.hits, Hit{Doc: x.info[s].doc, slot: s, PLex: p, BM25: a.bm, Matched: a.mask, All: a.mask == all})
 		}
 	}
-	if len(r.hits) == 0 {
+	switch {
+	case len(r.hits) == 0:
 		r.Mode = ModeNone
+	case anyAll:
+		r.Mode = ModeAND
+	case informative != 0:
+		r.Mode = ModeOR
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -378,7 +377,17 @@ func (p population) remove(m DocMeta) {
 func (p population) share(seq uint64, namespaces []string) float64 {
 	total, after := 0, 0
 	count := func(s []uint64) {
-		i := sort.Search(len(s), func(i int) bool { return s[i] > seq })
+		// i: the first write order after seq (sort.Search's bisection,
+		// without a closure call per step: it runs for every candidate).
+		i, j := 0, len(s)
+		for i < j {
+			h := int(uint(i+j) >> 1)
+			if s[h] <= seq {
+				i = h + 1
+			} else {
+				j = h
+			}
+		}
 		total += len(s)
 		after += len(s) - i
 	}

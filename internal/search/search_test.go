@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync"
@@ -236,6 +237,42 @@ func TestSharePopulation(t *testing.T) {
 	}
 	if got := share(nil, 2); got != 0 {
 		t.Errorf("a reference fact was aged: share %v", got)
+	}
+}
+
+// The share's bisection counts exactly the later writes, duplicates of
+// one write order and the ends of the range included, against a count
+// of every write.
+func TestShareCountsLaterWrites(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	for range 200 {
+		p := newPopulation()
+		var all []DocMeta
+		for range rng.IntN(40) {
+			m := DocMeta{Namespace: []string{"a", "b", "c"}[rng.IntN(3)], Seq: uint64(rng.IntN(30))}
+			p.add(m)
+			all = append(all, m)
+		}
+		for _, ns := range [][]string{nil, {"a"}, {"b", "c"}} {
+			for seq := uint64(0); seq <= 31; seq++ {
+				total, after := 0, 0
+				for _, m := range all {
+					if ns == nil || slices.Contains(ns, m.Namespace) {
+						total++
+						if m.Seq > seq {
+							after++
+						}
+					}
+				}
+				want := 0.0
+				if total > 0 {
+					want = float64(after) / float64(total)
+				}
+				if got := p.share(seq, ns); got != want {
+					t.Fatalf("share(%d, %v) = %v, want %v (%v)", seq, ns, got, want, all)
+				}
+			}
+		}
 	}
 }
 

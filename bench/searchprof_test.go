@@ -1,0 +1,82 @@
+//go:build unix
+
+package bench
+
+import (
+	"fmt"
+	"os"
+	"runtime/pprof"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/compartment/compartment/embed"
+	"github.com/compartment/compartment/internal/vault"
+	"github.com/compartment/compartment/vaultfmt"
+)
+
+// TestSearchProfile opens the kept benchmark vault BENCH_SEARCH_PROFILE_VAULT
+// (a copy: `compartment bench --vault-cache DIR` keeps one) with the
+// bundled static model, runs the latency table's queries and logs their
+// p50/p95; with BENCH_SEARCH_PROFILE_OUT=FILE it writes a CPU profile of
+// the searches there. A measuring tool (#29), skipped unless the variable
+// is set; BENCH_SEARCH_PROFILE_RECORDS is the vault's --records (default
+// 100,000), which the queries are drawn from.
+func TestSearchProfile(t *testing.T) {
+	path := os.Getenv("BENCH_SEARCH_PROFILE_VAULT")
+	if path == "" {
+		t.Skip("BENCH_SEARCH_PROFILE_VAULT not set")
+	}
+	records := 100000
+	if s := os.Getenv("BENCH_SEARCH_PROFILE_RECORDS"); s != "" {
+		if _, err := fmt.Sscan(s, &records); err != nil {
+			t.Fatal(err)
+		}
+	}
+	enc, err := embed.Open(embed.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer enc.Close()
+	t0 := time.Now()
+	v, err := vault.Open(path, vault.Options{Unlock: vaultfmt.Unlock{Passphrase: []byte(benchPass)}, Encoder: enc, ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	t.Logf("open %v", time.Since(t0))
+	queries := pickQueries(records, 300)
+	for _, q := range queries[:30] {
+		if _, err := v.Search(vault.SearchRequest{Query: q}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out := os.Getenv("BENCH_SEARCH_PROFILE_OUT"); out != "" {
+		f, err := os.Create(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			t.Fatal(err)
+		}
+		defer func() { pprof.StopCPUProfile(); f.Close() }()
+	}
+	// The table's measure: each query's fastest of three passes; and the
+	// CPU time per search, which says more on a loaded machine.
+	lat := make([]time.Duration, len(queries))
+	cpu0 := processCPU()
+	for pass := range 3 {
+		for i, q := range queries {
+			t0 := time.Now()
+			if _, err := v.Search(vault.SearchRequest{Query: q}); err != nil {
+				t.Fatal(err)
+			}
+			if d := time.Since(t0); pass == 0 || d < lat[i] {
+				lat[i] = d
+			}
+		}
+	}
+	cpu := (processCPU() - cpu0) / time.Duration(3*len(queries))
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	t.Logf("%d queries × 3: p50 %v p95 %v, CPU %v per search", len(queries), lat[len(lat)/2], lat[len(lat)*95/100], cpu)
+}

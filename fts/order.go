@@ -1,0 +1,209 @@
+package fts
+
+import (
+	"math"
+	"slices"
+)
+
+// The literal channel's two orders (compareEvidence for the pool,
+// compareRank for the rank) are read at 100,000 records over thousands
+// of hits per query: Top selects a pool from all of them and FindAll
+// counts, for every hit, the candidates it precedes. Both compare whole
+// 40-byte hits field by field, with a float comparison per field. Here
+// each hit is reduced to integer keys that order exactly as those
+// comparisons do, so selecting and counting compare one or two uint64s
+// instead, on a compact array.
+//
+// The keys are exact, not approximate: every p_lex is in (0, 1) and every
+// BM25 is ≥ 0 (a sum of positive terms), and non-negative float64s order
+// as their bit patterns do, with the sign bit free to carry All.
+
+// keyedOrder selects the keyed Top and FindAll; the tests switch it off to
+// compare them against the field-by-field comparisons (selectTop and a
+// bisection over compareRank), which they must equal hit for hit.
+var keyedOrder = true
+
+// posBits is the bit pattern of a non-negative float64, which orders as
+// the float does; -0 counts as 0, as the float comparisons have it.
+func posBits(f float64) uint64 {
+	if f == 0 {
+		return 0
+	}
+	return math.Float64bits(f)
+}
+
+// allBit is All in a key's top bit: AND hits first in both orders.
+func allBit(h *Hit) uint64 {
+	if h.All {
+		return 1 << 63
+	}
+	return 0
+}
+
+// rankKey orders as compareRank does down to BM25: a larger key ranks
+// first, and equal keys fall back to p_lex and doc.
+func rankKey(h *Hit) uint64 { return allBit(h) | posBits(h.BM25) }
+
+// evEntry is one hit in the pool order (compareEvidence): AND then p_lex
+// in k1, BM25 in k2, then the lower doc; at is the hit's index.
+type evEntry struct {
+	k1, k2 uint64
+	doc    uint32
+	at     uint32
+}
+
+func evEntryOf(h *Hit, at int) evEntry {
+	return evEntry{k1: allBit(h) | posBits(h.PLex), k2: posBits(h.BM25), doc: h.Doc, at: uint32(at)}
+}
+
+// evBefore reports whether a comes first in the pool order.
+func evBefore(a, b *evEntry) bool {
+	if a.k1 != b.k1 {
+		return a.k1 > b.k1
+	}
+	if a.k2 != b.k2 {
+		return a.k2 > b.k2
+	}
+	return a.doc < b.doc
+}
+
+func evCompare(a, b evEntry) int {
+	switch {
+	case evBefore(&a, &b):
+		return -1
+	case evBefore(&b, &a):
+		return 1
+	}
+	return 0
+}
+
+// topKeyed moves the n hits first in the pool order to the front of
+// r.hits, in that order (n ≤ len(r.hits)); the rest keep no order.
+func (r *Result) topKeyed(n int) {
+	hits := r.hits
+	sc := r.x.getScratch()
+	defer r.x.scratch.Put(sc)
+	es := slices.Grow(sc.entries[:0], len(hits))[:len(hits)]
+	defer func() { sc.entries = es[:0] }()
+	for i := range hits {
+		es[i] = evEntryOf(&hits[i], i)
+	}
+	if n < len(es) {
+		selectEntries(es, n)
+	}
+	slices.SortFunc(es[:n], evCompare)
+	// The n chosen hits, in order, aside; then the front's other hits
+	// into the places the chosen ones leave behind it.
+	chosen := slices.Grow(sc.chosen[:0], n)[:n]
+	defer func() { sc.chosen = chosen[:0] }()
+	for j := range chosen {
+		chosen[j] = hits[es[j].at]
+	}
+	if n < len(hits) {
+		gen := sc.nextGen()
+		for _, e := range es[:n] {
+			sc.stamp[hits[e.at].slot] = gen
+		}
+		k := n
+		for j := range n {
+			if sc.stamp[hits[j].slot] == gen {
+				continue
+			}
+			for sc.stamp[hits[k].slot] != gen {
+				k++
+			}
+			hits[k] = hits[j]
+			k++
+		}
+	}
+	copy(hits, chosen)
+	r.sorted = n
+}
+
+// selectEntries moves the n entries first in the pool order (in any
+// order) to the front of es: quickselect, as selectTop.
+func selectEntries(es []evEntry, n int) {
+	lo, hi := 0, len(es)-1
+	for lo < hi {
+		p := es[lo+(hi-lo)/2]
+		i, j := lo, hi
+		for i <= j {
+			for evBefore(&es[i], &p) {
+				i++
+			}
+			for evBefore(&p, &es[j]) {
+				j--
+			}
+			if i <= j {
+				es[i], es[j] = es[j], es[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case n-1 <= j:
+			hi = j
+		case n-1 >= i:
+			lo = i
+		default:
+			return
+		}
+	}
+}
+
+// countPrecedingKeyed fills before[k] with the number of hits that precede
+// asked[k] but not asked[k-1] in the rank order, as FindAll's bisection
+// over compareRank does: asked is sorted in that order.
+func (r *Result) countPrecedingKeyed(asked []Hit, before []int, sc *searchScratch) {
+	keys := slices.Grow(sc.keys[:0], len(asked))[:len(asked)]
+	defer func() { sc.keys = keys[:0] }()
+	for k := range asked {
+		keys[k] = rankKey(&asked[k])
+	}
+	for i := range r.hits {
+		h := &r.hits[i]
+		key := rankKey(h)
+		// lo: the asked hits with a larger key, which all precede h
+		// (keys do not increase along asked). Branch-free bisection.
+		lo := 0
+		if len(keys) > 0 {
+			base := 0
+			for n := len(keys); n > 1; {
+				half := n / 2
+				if keys[base+half] > key {
+					base += half
+				}
+				n -= half
+			}
+			lo = base
+			if keys[base] > key {
+				lo++
+			}
+		}
+		// Equal keys (many records of one template tie on BM25): p_lex
+		// and doc decide, as in compareRank, by bisecting the run.
+		if lo < len(keys) && keys[lo] == key {
+			end, hi := lo+1, len(keys)
+			for end < hi {
+				mid := int(uint(end+hi) >> 1)
+				if keys[mid] == key {
+					end = mid + 1
+				} else {
+					hi = mid
+				}
+			}
+			for lo < end {
+				mid := int(uint(lo+end) >> 1)
+				if rankBefore(&asked[mid], h) {
+					lo = mid + 1
+				} else {
+					end = mid
+				}
+			}
+		}
+		if lo < len(asked) && asked[lo].Doc == h.Doc {
+			lo++
+		}
+		before[lo]++
+	}
+}
