@@ -14,10 +14,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/compartment/compartment/internal/api"
-	"github.com/compartment/compartment/internal/capture"
 	"github.com/compartment/compartment/internal/integrate"
-	"github.com/compartment/compartment/internal/vault"
+	"github.com/compartment/compartment/internal/shape"
 )
 
 // CLI runs the compartment command for every piece of state the panel
@@ -157,7 +155,7 @@ func connectable(clients []integrate.ClientRow) []Agent {
 // it is locked.
 func (c *CLI) Load() (State, error) {
 	var st State
-	var status api.Status
+	var status shape.StatusJSON
 	if err := c.runJSON(&status, "status", "--json"); err != nil {
 		if strings.Contains(err.Error(), "no vault") || strings.Contains(err.Error(), "does not exist") {
 			st.Missing = true
@@ -175,7 +173,7 @@ func (c *CLI) Load() (State, error) {
 	if err := c.runJSON(&cfg, "config", "get", "--json"); err == nil {
 		st.RefInSearch, st.AutoLockMin = cfg.Ref, cfg.AutoLock
 	}
-	var hook capture.HookState
+	var hook shape.HookState
 	if err := c.runJSON(&hook, "hook", "status", "--json"); err == nil {
 		st.HookOn = hook.Installed
 	}
@@ -239,12 +237,12 @@ func (c *CLI) Connect(client string) error {
 // `recent` leaves reference facts out but lists packs' records, which are
 // not the user's either.
 func (c *CLI) newestOwn() []string {
-	var recent []vault.Record
+	var recent []shape.Record
 	if err := c.runJSON(&recent, "recent", "--limit", "50", "--json"); err != nil {
 		return nil
 	}
 	// Sorted here, whatever order `recent` prints in.
-	slices.SortStableFunc(recent, func(a, b vault.Record) int { return b.Created.Compare(a.Created) })
+	slices.SortStableFunc(recent, func(a, b shape.Record) int { return b.Created.Compare(a.Created) })
 	var out []string
 	for _, r := range recent {
 		if ns := r.Namespace; len(out) < maxNewest && ns != "packs" && !strings.HasPrefix(ns, "packs/") {

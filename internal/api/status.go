@@ -1,18 +1,14 @@
 package api
 
-import "github.com/compartment/compartment/internal/vault"
+import (
+	"github.com/compartment/compartment/internal/shape"
+	"github.com/compartment/compartment/internal/vault"
+)
 
-// Status is `status --json`, for a locked vault and an open one alike: a
-// locked vault tells only its path, its size and whether unlocking needs
-// the keyfile (the plaintext header says so); an open one adds the
-// vault's own status (counts, format, key slots, model) beside them.
-type Status struct {
-	Path            string `json:"path"`
-	Locked          bool   `json:"locked"`
-	FileBytes       int64  `json:"file_bytes"`
-	KeyfileRequired bool   `json:"keyfile_required"`
-	*vault.Status          // nil while locked
-}
+// Status is `status --json`, for a locked vault and an open one alike
+// (see shape.StatusJSON, where it lives so the panel decodes it without the
+// vault).
+type Status = shape.StatusJSON
 
 // StatusOf is the status of an open vault. Unlocking it needs the keyfile
 // when every key slot does.

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/compartment/compartment/internal/integrate"
+	"github.com/compartment/compartment/internal/shape"
 	"github.com/compartment/compartment/internal/vault"
 )
 
@@ -35,22 +36,16 @@ const (
 
 // PendingFile is one entry waiting to be imported: a memory file, or a
 // turn ([KindTurn]: Path is its transcript, Turn the user message's id).
-type PendingFile struct {
-	Kind   string    `json:"kind"`
-	Path   string    `json:"path"`
-	Turn   string    `json:"turn,omitempty"`
-	Caller string    `json:"caller"`
-	At     time.Time `json:"at"`
-}
+type PendingFile = shape.PendingFile
 
 // key names an entry: one re-listed during an import has a newer time
 // and so another key, and stays listed.
-func (f PendingFile) key() string {
-	return fmt.Sprintf("%s\x00%s\x00%s\x00%d", f.place(), f.Turn, f.Caller, f.At.UnixNano())
+func key(f PendingFile) string {
+	return fmt.Sprintf("%s\x00%s\x00%s\x00%d", place(f), f.Turn, f.Caller, f.At.UnixNano())
 }
 
 // place is what makes an entry unique with its caller.
-func (f PendingFile) place() string { return f.Kind + "\x00" + f.Path + "\x00" + f.Turn }
+func place(f PendingFile) string { return f.Kind + "\x00" + f.Path + "\x00" + f.Turn }
 
 type pendingList struct {
 	Version int           `json:"version"`
@@ -82,7 +77,7 @@ func addPending(vaultPath string, e PendingFile) error {
 	return withPending(vaultPath, func(l *pendingList) bool {
 		kept := l.Files[:0]
 		for _, f := range l.Files {
-			if f.place() != e.place() || f.Caller != e.Caller {
+			if place(f) != place(e) || f.Caller != e.Caller {
 				kept = append(kept, f)
 			}
 		}
@@ -154,7 +149,7 @@ func ImportPending(vaultPath string, e integrate.Env, open Opener) (PendingResul
 	err = withPending(vaultPath, func(l *pendingList) bool {
 		kept := l.Files[:0]
 		for _, f := range l.Files {
-			if !done[f.key()] {
+			if !done[key(f)] {
 				kept = append(kept, f)
 			}
 		}
@@ -181,7 +176,7 @@ func importAs(e integrate.Env, open Opener, caller string, files []PendingFile, 
 			if err != nil {
 				return n, err
 			}
-			done[f.key()] = true
+			done[key(f)] = true
 			continue
 		}
 		claims, skipped, err := ReadFiles(e, []string{f.Path})
@@ -190,14 +185,14 @@ func importAs(e integrate.Env, open Opener, caller string, files []PendingFile, 
 		}
 		for _, s := range skipped {
 			res.Skipped = append(res.Skipped, s)
-			done[f.key()] = true
+			done[key(f)] = true
 		}
 		c, err := StoreFiles(v, claims, "")
 		n.add(c)
 		if err != nil {
 			return n, err
 		}
-		done[f.key()] = true
+		done[key(f)] = true
 	}
 	return n, nil
 }

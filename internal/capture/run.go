@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/compartment/compartment/internal/integrate"
+	"github.com/compartment/compartment/internal/shape"
 	"github.com/compartment/compartment/internal/vault"
 	"github.com/compartment/compartment/vaultfmt"
 )
@@ -127,16 +128,9 @@ func (h Hook) run() (HookReport, error) {
 }
 
 // HookState is the capture hook as `hook status` reports it: where it is
-// installed, and what waits for the next unlock.
-type HookState struct {
-	Installed     bool          `json:"installed"`
-	Commands      []string      `json:"commands"` // the hook's command lines in Claude Code's settings
-	Settings      string        `json:"settings"`
-	VaultUnlocked bool          `json:"vault_unlocked"` // so what Claude Code writes is stored at once
-	Pending       int           `json:"pending"`
-	PendingList   string        `json:"pending_list"`
-	Waiting       []PendingFile `json:"-"`
-}
+// installed, and what waits for the next unlock (shape.HookState, where
+// it lives so the panel decodes it without the vault).
+type HookState = shape.HookState
 
 // Status reads the hook's state for the vault at vaultPath; unlocked says
 // whether a key is at hand.

@@ -84,3 +84,50 @@ func TestLevelOrder(t *testing.T) {
 		}
 	}
 }
+
+// panelForbidden are the packages the panel binary must not link: the
+// panel drives the CLI and decodes its JSON (internal/shape), and these
+// bring the vault, the embedded model and the search engine with them
+// (the binary grew from 14 MB to 47 MB when it imported them).
+var panelForbidden = []string{"internal/vault", "embed", "internal/search", "ann", "fts", "rank", "internal/api", "internal/capture", "internal/session", "internal/devsync"}
+
+// TestPanelStaysSlim fails when cmd/compartment-panel's import graph
+// (tests left out) reaches a package of panelForbidden, naming the
+// panel's own import that leads there.
+func TestPanelStaysSlim(t *testing.T) {
+	deps := func(pkg string) map[string]bool {
+		out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", pkg).Output()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v", pkg, err)
+		}
+		set := map[string]bool{}
+		for _, l := range strings.Fields(string(out)) {
+			set[l] = true
+		}
+		return set
+	}
+	panel := module + "/cmd/compartment-panel"
+	all := deps(panel)
+	if !all[module+"/internal/shape"] {
+		t.Fatalf("the panel does not import internal/shape; go list -deps printed %d packages", len(all))
+	}
+	out, err := exec.Command("go", "list", "-f", `{{range .Imports}}{{.}} {{end}}`, panel).Output()
+	if err != nil {
+		t.Fatalf("go list %s: %v", panel, err)
+	}
+	direct := strings.Fields(string(out))
+	for _, f := range panelForbidden {
+		bad := module + "/" + f
+		if !all[bad] {
+			continue
+		}
+		via := "?"
+		for _, d := range direct {
+			if d == bad || deps(d)[bad] {
+				via = d
+				break
+			}
+		}
+		t.Errorf("the panel links %s (through its import %s): decode the CLI's JSON into internal/shape instead", bad, via)
+	}
+}

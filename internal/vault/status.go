@@ -3,67 +3,26 @@ package vault
 import (
 	"encoding/hex"
 	"fmt"
-	"time"
 
+	"github.com/compartment/compartment/internal/shape"
 	"github.com/compartment/compartment/vaultfmt"
 )
 
 // The kinds of key slot a status names.
 const (
-	SlotKindPassphrase = "passphrase"
-	SlotKindKeyfile    = "passphrase+keyfile" // two-factor unlock
+	SlotKindPassphrase = shape.SlotKindPassphrase
+	SlotKindKeyfile    = shape.SlotKindKeyfile // two-factor unlock
 )
 
 // SlotStatus describes one key slot.
-type SlotStatus struct {
-	Kind      string `json:"kind"` // passphrase | passphrase+keyfile
-	Time      uint32 `json:"argon2_time"`
-	MemoryKiB uint32 `json:"argon2_memory_kib"`
-	Threads   uint8  `json:"argon2_threads"`
-}
+type SlotStatus = shape.SlotStatus
 
 // ModelStatus is the model pin and the model loaded.
-type ModelStatus struct {
-	Pinned       string `json:"pinned"`
-	PinnedSHA256 string `json:"pinned_sha256,omitempty"`
-	Dim          int    `json:"dim"`
-	Loaded       string `json:"loaded,omitempty"`
-	// Unembedded counts records without vectors from the loaded model:
-	// `compartment reindex` embeds them.
-	Unembedded int `json:"unembedded"`
-}
+type ModelStatus = shape.ModelStatus
 
-// Status is what `compartment status` and memory_status report.
-type Status struct {
-	Path           string             `json:"path"`
-	Locked         bool               `json:"locked"`
-	FormatVersion  uint16             `json:"format_version"`
-	VaultID        string             `json:"vault_id"`
-	Created        time.Time          `json:"created"`
-	Records        int                `json:"records"`         // every record, superseded included
-	Live           int                `json:"live"`            // in search
-	OrganicRecords int                `json:"organic_records"` // live, not reference facts or packs
-	Superseded     int                `json:"superseded"`
-	Relations      int                `json:"relations"`
-	AuditEntries   int                `json:"audit_entries"`
-	AuditHead      string             `json:"audit_head"`
-	Namespaces     int                `json:"namespaces"`
-	Slots          []SlotStatus       `json:"slots"`
-	Model          ModelStatus        `json:"model"`
-	FileBytes      int64              `json:"file_bytes"`
-	PayloadItems   int                `json:"payload_items"`
-	JournalFrames  int                `json:"journal_frames"`
-	JournalBytes   int64              `json:"journal_bytes"`
-	Epoch          uint64             `json:"epoch"`
-	Signed         bool               `json:"signed"`
-	TornTail       *vaultfmt.TornTail `json:"torn_tail,omitempty"`
-	Caller         string             `json:"caller"`
-
-	// ReferenceRecords and PackRecords count the live reference facts and
-	// the live memories of installed packs (packs/*).
-	ReferenceRecords int `json:"reference_records"`
-	PackRecords      int `json:"pack_records"`
-}
+// Status is what `compartment status` and memory_status report. The shape
+// lives in internal/shape so the panel decodes it without this package.
+type Status = shape.Status
 
 // Status describes the open vault.
 func (v *Vault) Status() (Status, error) {
