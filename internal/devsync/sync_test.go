@@ -133,8 +133,6 @@ func TestJoinWrongPassphrase(t *testing.T) {
 	}
 }
 
-// TestShredTakesFoldedTwins: a claim stored on two devices is one memory;
-// shredding it shreds both copies everywhere, not only the one kept.
 // TestShredOfAFoldedCopyTakesTheOneKept: shredding the copy the fold
 // superseded (found by id, as `get` shows it) destroys the claim too: the
 // copy the fold kept goes with it, on both devices.
@@ -176,6 +174,8 @@ func TestShredOfAFoldedCopyTakesTheOneKept(t *testing.T) {
 	}
 }
 
+// TestShredTakesFoldedTwins: a claim stored on two devices is one memory;
+// shredding it shreds both copies everywhere, not only the one kept.
 func TestShredTakesFoldedTwins(t *testing.T) {
 	clearEnv(t)
 	folder := filepath.Join(t.TempDir(), "sync")
