@@ -131,7 +131,7 @@ func (v *Vault) compactLocked(o rewrite) error {
 	if err != nil {
 		return err
 	}
-	st, err := v.writeSnapshot(nh, v.sweepLive(data, derived, dropKind), o.sign, false)
+	st, err := v.writeSnapshot(nh, sweepLive(v.k, &v.st, data, derived, dropKind), o.sign, false)
 	if st == nil {
 		return err
 	}
@@ -145,9 +145,9 @@ func (v *Vault) compactLocked(o rewrite) error {
 
 // sweepLive yields the new derived items (§2.11), then, in file order,
 // exactly the entries that hold the live version of an item, leaving out
-// the old derived items (those of dropKind, when it is not 0).
-func (v *Vault) sweepLive(data []byte, derived []entry, dropKind Kind) func(add func(*entry) error) error {
-	old := &v.st
+// the old derived items (those of dropKind, when it is not 0). data is the
+// file old describes, up to old.end at least.
+func sweepLive(k *keys, old *fileState, data []byte, derived []entry, dropKind Kind) func(add func(*entry) error) error {
 	return func(add func(*entry) error) error {
 		for i := range derived {
 			if err := add(&derived[i]); err != nil {
@@ -169,10 +169,10 @@ func (v *Vault) sweepLive(data []byte, derived []entry, dropKind Kind) func(add 
 			}
 			return nil
 		}
-		if _, _, err := walkPayload(data, old.hdr, v.k, keep); err != nil {
+		if _, _, err := walkPayload(data, old.hdr, k, keep); err != nil {
 			return err
 		}
-		if _, _, err := walkJournal(data[old.journalStart:old.end], old.journalStart, old.hdr, v.k, 0, keep); err != nil {
+		if _, _, err := walkJournal(data[old.journalStart:old.end], old.journalStart, old.hdr, k, 0, keep); err != nil {
 			return err
 		}
 		if kept != len(old.live) {

@@ -434,6 +434,9 @@ func TestCheckpointAsTheJournalGrows(t *testing.T) {
 	}
 	h.now = h.now.Add(checkpointEvery)
 	store(30, 31)
+	if err := v.WaitCompaction(); err != nil { // it runs beside the store (compaction.go)
+		t.Fatal(err)
+	}
 	if got := v.File().Header().Epoch; got != epoch+1 {
 		t.Fatalf("epoch %d after a period, want the checkpoint %d", got, epoch+1)
 	}
