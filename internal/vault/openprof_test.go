@@ -42,7 +42,7 @@ func TestOpenProfile(t *testing.T) {
 		t.Fatal(err)
 	}
 	key := v.File().MasterKey()
-	t.Logf("segment used %v early %v err %v; record table used %v err %v retry %v", v.st.segUsed, v.st.segEarly, v.st.segErr, v.st.tableUsed, v.st.tableErr, v.st.tableRetry)
+	t.Logf("segment used %v early %v err %v; record table used %v (%d records, %d audit entries) err %v retry %v", v.st.segUsed, v.st.segEarly, v.st.segErr, v.st.tableUsed, v.st.tableRecords, v.st.tableAudits, v.st.tableErr, v.st.tableRetry)
 	v.Close()
 	out := os.Getenv("VAULT_OPEN_PROFILE_OUT")
 	if out != "" {

@@ -21,8 +21,10 @@ package vault
 //	+26  2  reserved, 0
 //	+28  4  N u32: rows, ids strictly ascending
 //	+32  4  S u32: strings in the string table
-//	+36     the columns, N entries each (see recordTable), then the
-//	        string table, the text arena and the rest arena.
+//	+36  4  A u32: audit rows, ids strictly ascending
+//	+40     the columns, N entries each (see recordTable), then the
+//	        string table, the text arena and the rest arena; then the
+//	        audit ids, seals and body arena, A entries each.
 //
 // Each part is the item body `part u16 || parts u16 || chunk`, under the
 // id tableIDPrefix || part u16 (big-endian), of the segment's kind.
@@ -44,7 +46,7 @@ import (
 const (
 	tableMagic    = "cRTB"
 	tableVersion  = 1
-	tableHeadSize = 36
+	tableHeadSize = 40
 	tableIDPrefix = "\xffrecord table\x00" // 14 bytes, then the part number
 	// tableNoDoc is the doc column of a row whose record is not indexed.
 	tableNoDoc = math.MaxUint32
@@ -99,8 +101,18 @@ type recordTable struct {
 	text    []byte
 	restOff []byte // (n+1) × u32
 	rest    []byte
+	// The audit entries (kind 3) it covers.
+	na       int
+	audIDs   []byte // na × 16
+	audKeys  []uint64
+	audSeals []byte // na × 16
+	audOff   []byte // (na+1) × u32
+	aud      []byte
 
-	// matched[i]: row i's item was met in the payload (and not opened).
+	// matched[i]: row i's item was met in the payload (and not opened);
+	// audMatched the same for audit row i.
+	audMatched []bool
+
 	matched []bool
 	bad     error
 	// skipping: a skip predicate was handed to vaultfmt.
@@ -118,21 +130,53 @@ func (t *recordTable) doc(i int) uint32 { return binary.LittleEndian.Uint32(t.do
 func (t *recordTable) window(i int) int { return int(binary.LittleEndian.Uint16(t.windows[2*i:])) }
 
 // row is the row of id, or −1.
-func (t *recordTable) row(id vaultfmt.ID) int {
+func (t *recordTable) row(id vaultfmt.ID) int { return search16(t.ids, t.keys, id) }
+
+// auditRow is the audit row of id, or −1.
+func (t *recordTable) auditRow(id vaultfmt.ID) int { return search16(t.audIDs, t.audKeys, id) }
+
+func (t *recordTable) auditBody(i int) []byte {
+	le := binary.LittleEndian
+	return t.aud[le.Uint32(t.audOff[4*i:]):le.Uint32(t.audOff[4*i+4:])]
+}
+
+// search16 finds id among ids (16 bytes each, ascending; keys their
+// keyOf), or −1.
+func search16(ids []byte, keys []uint64, id vaultfmt.ID) int {
 	k := keyOf(id[:])
-	lo, hi := 0, t.n
+	lo, hi := 0, len(keys)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if mk := t.keys[m]; mk < k || mk == k && bytes.Compare(t.id(m), id[:]) < 0 {
+		if mk := keys[m]; mk < k || mk == k && bytes.Compare(ids[16*m:16*m+16], id[:]) < 0 {
 			lo = m + 1
 		} else {
 			hi = m
 		}
 	}
-	if lo < t.n && bytes.Equal(t.id(lo), id[:]) {
+	if lo < len(keys) && bytes.Equal(ids[16*lo:16*lo+16], id[:]) {
 		return lo
 	}
 	return -1
+}
+
+// ascending checks that ids (16 bytes each) strictly ascend and returns
+// their keys.
+func ascending(ids []byte, what string) ([]uint64, error) {
+	keys := make([]uint64, len(ids)/16)
+	for i := range keys {
+		keys[i] = keyOf(ids[16*i:])
+		if i > 0 && bytes.Compare(ids[16*i-16:16*i], ids[16*i:16*i+16]) >= 0 {
+			return nil, fmt.Errorf("%w: %s ids out of order at row %d", errTable, what, i)
+		}
+	}
+	return keys, nil
+}
+
+// auditRow is one audit entry as written into a table.
+type auditRow struct {
+	id   vaultfmt.ID
+	seal vaultfmt.Seal
+	body []byte
 }
 
 // tableRow is one record as written into a table.
@@ -144,9 +188,11 @@ type tableRow struct {
 	windows int
 }
 
-// encodeTable writes rows (sorted by id here) as a record table.
-func encodeTable(epoch uint64, model [8]byte, dim int, rows []tableRow) []byte {
+// encodeTable writes rows and audit rows (sorted by id here) as a record
+// table.
+func encodeTable(epoch uint64, model [8]byte, dim int, rows []tableRow, auds []auditRow) []byte {
 	sort.Slice(rows, func(i, j int) bool { return bytes.Compare(rows[i].id[:], rows[j].id[:]) < 0 })
+	sort.Slice(auds, func(i, j int) bool { return bytes.Compare(auds[i].id[:], auds[j].id[:]) < 0 })
 	le := binary.LittleEndian
 	strNum := map[string]uint32{"": 0}
 	strs := []string{""}
@@ -190,6 +236,7 @@ func encodeTable(epoch uint64, model [8]byte, dim int, rows []tableRow) []byte {
 	b = append(b, 0, 0)
 	b = le.AppendUint32(b, uint32(n))
 	b = le.AppendUint32(b, uint32(len(strs)))
+	b = le.AppendUint32(b, uint32(len(auds)))
 	for _, row := range rows {
 		b = append(b, row.id[:]...)
 	}
@@ -239,7 +286,23 @@ func encodeTable(epoch uint64, model [8]byte, dim int, rows []tableRow) []byte {
 	b = append(b, textOff...)
 	b = append(b, text...)
 	b = append(b, restOff...)
-	return append(b, rest...)
+	b = append(b, rest...)
+	for _, a := range auds {
+		b = append(b, a.id[:]...)
+	}
+	for _, a := range auds {
+		b = append(b, a.seal[:]...)
+	}
+	off = 0
+	b = le.AppendUint32(b, 0)
+	for _, a := range auds {
+		off += uint32(len(a.body))
+		b = le.AppendUint32(b, off)
+	}
+	for _, a := range auds {
+		b = append(b, a.body...)
+	}
+	return b
 }
 
 func tableTime(t time.Time) int64 {
@@ -267,14 +330,14 @@ func decodeTable(b []byte) (*recordTable, error) {
 	}
 	t := &recordTable{epoch: le.Uint64(b[8:]), dim: int(le.Uint16(b[24:]))}
 	copy(t.model[:], b[16:24])
-	n, s := uint64(le.Uint32(b[28:])), uint64(le.Uint32(b[32:]))
+	n, s, na := uint64(le.Uint32(b[28:])), uint64(le.Uint32(b[32:])), uint64(le.Uint32(b[36:]))
 	rest := b[tableHeadSize:]
 	// Every count is checked against the bytes before anything is sized
 	// by it.
-	if n > uint64(len(rest))/(tableRowFixed+8) || s == 0 || s > uint64(len(rest))/4 {
-		return nil, fmt.Errorf("%w: %d rows and %d strings do not fit", errTable, n, s)
+	if n > uint64(len(rest))/(tableRowFixed+8) || s == 0 || s > uint64(len(rest))/4 || na > uint64(len(rest))/36 {
+		return nil, fmt.Errorf("%w: %d rows, %d strings and %d audit rows do not fit", errTable, n, s, na)
 	}
-	t.n = int(n)
+	t.n, t.na = int(n), int(na)
 	take := func(k int) []byte {
 		if k > len(rest) {
 			return nil
@@ -316,15 +379,23 @@ func decodeTable(b []byte) (*recordTable, error) {
 	if t.rest, err = arena(t.restOff, t.n, &rest); err != nil {
 		return nil, err
 	}
+	t.audIDs, t.audSeals, t.audOff = take(16*t.na), take(16*t.na), take(4*(t.na+1))
+	if t.audOff == nil {
+		return nil, fmt.Errorf("%w: truncated", errTable)
+	}
+	if t.aud, err = arena(t.audOff, t.na, &rest); err != nil {
+		return nil, err
+	}
+	if t.audKeys, err = ascending(t.audIDs, "audit"); err != nil {
+		return nil, err
+	}
 	if len(rest) != 0 {
 		return nil, fmt.Errorf("%w: %d trailing bytes", errTable, len(rest))
 	}
-	t.keys = make([]uint64, t.n)
+	if t.keys, err = ascending(t.ids, "record"); err != nil {
+		return nil, err
+	}
 	for i := 0; i < t.n; i++ {
-		t.keys[i] = keyOf(t.id(i))
-		if i > 0 && bytes.Compare(t.id(i-1), t.id(i)) >= 0 {
-			return nil, fmt.Errorf("%w: ids out of order at row %d", errTable, i)
-		}
 		if t.flags[i]&^(tableQuarantined|tableReference) != 0 {
 			return nil, fmt.Errorf("%w: unknown flags %#x at row %d", errTable, t.flags[i], i)
 		}
@@ -482,7 +553,14 @@ func (s *state) DeriveSealed(epoch uint64, live func(vaultfmt.ID) bool, seal fun
 		}
 		rows = append(rows, row)
 	}
-	b := encodeTable(epoch, model, dim, rows)
+	var auds []auditRow
+	for pos, sp := range s.audit.at {
+		id := auditID(pos)
+		if sl, ok := seal(id); ok {
+			auds = append(auds, auditRow{id: id, seal: sl, body: s.audit.body(sp)})
+		}
+	}
+	b := encodeTable(epoch, model, dim, rows, auds)
 	parts := max(1, (len(b)+segmentPartBytes-1)/segmentPartBytes)
 	if parts > 1<<16-1 {
 		return nil, fmt.Errorf("vault: record table of %d bytes needs too many parts", len(b))
@@ -521,11 +599,15 @@ func (s *state) SkipOpen() func(vaultfmt.ID, vaultfmt.Kind, vaultfmt.Seal) bool 
 	}
 	s.table, t.skipping = t, true
 	return func(id vaultfmt.ID, kind vaultfmt.Kind, seal vaultfmt.Seal) bool {
-		if kind != kindRecord {
-			return false
+		switch kind {
+		case kindRecord:
+			i := t.row(id)
+			return i >= 0 && bytes.Equal(t.seals[16*i:16*i+16], seal[:])
+		case kindAudit:
+			i := t.auditRow(id)
+			return i >= 0 && bytes.Equal(t.audSeals[16*i:16*i+16], seal[:])
 		}
-		i := t.row(id)
-		return i >= 0 && bytes.Equal(t.seals[16*i:16*i+16], seal[:])
+		return false
 	}
 }
 
@@ -563,7 +645,7 @@ func (s *state) openTable(parts map[vaultfmt.ID][]byte) (*recordTable, error) {
 			return nil, fmt.Errorf("%w: row %d's doc is not the segment's", errTable, i)
 		}
 	}
-	t.matched = make([]bool, t.n)
+	t.matched, t.audMatched = make([]bool, t.n), make([]bool, t.na)
 	if len(s.records) == 0 {
 		// The table says how many records are coming: one map of the
 		// right size instead of growing it a hundred thousand times.
@@ -572,11 +654,26 @@ func (s *state) openTable(parts map[vaultfmt.ID][]byte) (*recordTable, error) {
 	return t, nil
 }
 
-// applyCovered puts the record of a payload item the table covered.
-func (s *state) applyCovered(id vaultfmt.ID) error {
+// applyCovered puts the record or audit entry of a payload item the
+// table covered.
+func (s *state) applyCovered(id vaultfmt.ID, kind vaultfmt.Kind) error {
 	t := s.table
 	if t == nil || s.early == nil {
 		return fmt.Errorf("vault: item %x was left sealed without a record table", id)
+	}
+	if kind == kindAudit {
+		i := t.auditRow(id)
+		if i < 0 || t.audMatched[i] {
+			t.bad = fmt.Errorf("%w: audit item %x met twice or not in the table", errTable, id)
+			return nil
+		}
+		t.audMatched[i] = true
+		// The body is checked as an opened one is, and copied into the
+		// chain's own chunks.
+		if err := s.audit.add(id, t.auditBody(i)); err != nil {
+			t.bad = fmt.Errorf("%w: %w", errTable, err)
+		}
+		return nil
 	}
 	i := t.row(id)
 	if i < 0 || t.matched[i] {
@@ -610,6 +707,11 @@ func (s *state) tableEnd(epoch uint64) error {
 			if !m {
 				err = fmt.Errorf("%w: row %d's item is not in the payload as the table names it", errTable, i)
 				break
+			}
+		}
+		for i, m := range t.audMatched {
+			if !m && err == nil {
+				err = fmt.Errorf("%w: audit row %d's item is not in the payload as the table names it", errTable, i)
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -75,6 +76,23 @@ func recordsEqual(t *testing.T, got, want *Vault) {
 	}
 }
 
+// auditEqual compares two open vaults' audit chains body for body.
+func auditEqual(t *testing.T, got, want *Vault) {
+	t.Helper()
+	if g, w := got.st.audit.positions(), want.st.audit.positions(); !slices.Equal(g, w) {
+		t.Fatalf("audit positions %d, want %d", len(g), len(w))
+	}
+	for pos, sp := range want.st.audit.at {
+		gsp, ok := got.st.audit.at[pos]
+		if !ok || !bytes.Equal(got.st.audit.body(gsp), want.st.audit.body(sp)) {
+			t.Fatalf("audit entry %d differs", pos)
+		}
+	}
+	if g, w := got.st.audit.verify(), want.st.audit.verify(); !reflect.DeepEqual(g, w) {
+		t.Fatalf("audit verify %+v, want %+v", g, w)
+	}
+}
+
 // openFull opens the vault replaying every item (no record table).
 func openFull(t *testing.T, h *harness) *Vault {
 	t.Helper()
@@ -112,11 +130,15 @@ func TestRecordTableOpensAsTheFullReplay(t *testing.T) {
 	if !r.st.tableUsed || r.st.tableRetry != nil || r.st.tableErr != nil {
 		t.Fatalf("the record table was not used: %v / %v", r.st.tableErr, r.st.tableRetry)
 	}
+	if n, a := r.st.tableRecords, r.st.tableAudits; n < 300 || a < 300 {
+		t.Errorf("%d records and %d audit entries from the table", n, a)
+	}
 	if r.st.table != nil || r.st.tableParts != nil {
 		t.Error("the table's bytes are kept after the open")
 	}
 	full := openFull(t, h)
 	recordsEqual(t, r, full)
+	auditEqual(t, r, full)
 	if got := ranking(t, r, queries); !slices.Equal(got, want) {
 		t.Errorf("from the table:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
@@ -161,7 +183,7 @@ func TestRecordTableRoundTrip(t *testing.T) {
 		id, _ := parseID(r.ID)
 		rows = append(rows, tableRow{id: id, seal: vaultfmt.Seal{byte(i)}, r: r, doc: tableNoDoc})
 	}
-	b := encodeTable(9, [8]byte{}, 0, rows)
+	b := encodeTable(9, [8]byte{}, 0, rows, nil)
 	tb, err := decodeTable(b)
 	if err != nil {
 		t.Fatal(err)
@@ -239,6 +261,17 @@ func tableRows(t *testing.T, tb *recordTable) []tableRow {
 	return rows
 }
 
+// tableAudits turns a decoded table's audit rows back into rows.
+func tableAudits(tb *recordTable) []auditRow {
+	auds := make([]auditRow, tb.na)
+	for i := range auds {
+		copy(auds[i].id[:], tb.audIDs[16*i:])
+		copy(auds[i].seal[:], tb.audSeals[16*i:])
+		auds[i].body = tb.auditBody(i)
+	}
+	return auds
+}
+
 // TestStaleRecordTableIsNotTrusted: a table that does not name the
 // payload's items exactly (a wrong seal, a row for no item, another
 // epoch) makes the open replay again with every item opened; one whose
@@ -271,7 +304,7 @@ func TestStaleRecordTableIsNotTrusted(t *testing.T) {
 	next := hdr.Epoch + 1
 	withEpoch := func(e uint64) []byte { s := *s; s.epoch = e; return s.encode() }
 	encode := func(mut func([]tableRow) []tableRow) []byte {
-		return encodeTable(next, tb.model, tb.dim, mut(tableRows(t, tb)))
+		return encodeTable(next, tb.model, tb.dim, mut(tableRows(t, tb)), tableAudits(tb))
 	}
 	cases := []struct {
 		name  string
@@ -292,6 +325,11 @@ func TestStaleRecordTableIsNotTrusted(t *testing.T) {
 				return append(r, extra)
 			})
 		}, "not in the payload", "", false},
+		{"a wrong audit seal", func() []byte {
+			b := encode(func(r []tableRow) []tableRow { return r })
+			b[len(b)-4*(tb.na+1)-len(tb.aud)-16*tb.na+2] ^= 1 // the first audit seal
+			return b
+		}, "audit row 0", "", false},
 		{"older epoch", func() []byte {
 			b := encode(func(r []tableRow) []tableRow { return r })
 			binary.LittleEndian.PutUint64(b[8:], next-1)
@@ -331,7 +369,9 @@ func TestStaleRecordTableIsNotTrusted(t *testing.T) {
 			if !restoredFromSegment(r) {
 				t.Errorf("the segment was not used: %v", r.st.segErr)
 			}
-			recordsEqual(t, r, openFull(t, h))
+			full := openFull(t, h)
+			recordsEqual(t, r, full)
+			auditEqual(t, r, full)
 			if got := ranking(t, r, queries); !slices.Equal(got, want) {
 				t.Errorf("answers differ:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 			}
@@ -388,7 +428,7 @@ func TestRecordTableGolden(t *testing.T) {
 		"63525442" + "01000000" + // magic, version 1, reserved
 		"0700000000000000" + // epoch 7
 		"0102030405060708" + "0400" + "0000" + // model tag, dim 4, reserved
-		"02000000" + "07000000" + // N 2, S 7
+		"02000000" + "07000000" + "01000000" + // N 2, S 7, A 1
 		"01" + z15 + "02" + z15 + // ids, ascending
 		"ee" + z15 + "dd" + z15 + // seals
 		"0100000000000000" + "0200000000000000" + // seq
@@ -407,8 +447,12 @@ func TestRecordTableGolden(t *testing.T) {
 		"00000000" + "00000000" + "04000000" + "0e000000" + "12000000" + "16000000" + "1d000000" + "20000000" + // string offsets
 		hex.EncodeToString([]byte("chat2026-11-30userfactopinioncli")) +
 		"00000000" + "02000000" + "04000000" + hex.EncodeToString([]byte("hiyo")) + // text arena
-		"00000000" + "00000000" + "03000000" + "060174" // rest arena: row 2's tag "t"
-	b := encodeTable(7, [8]byte{1, 2, 3, 4, 5, 6, 7, 8}, 4, rows)
+		"00000000" + "00000000" + "03000000" + "060174" + // rest arena: row 2's tag "t"
+		"ff617564697400000000000000000001" + // audit ids
+		"cc" + z15 + // audit seals
+		"00000000" + "02000000" + "4142" // audit body arena
+	auds := []auditRow{{id: auditID(1), seal: vaultfmt.Seal{0xcc}, body: []byte("AB")}}
+	b := encodeTable(7, [8]byte{1, 2, 3, 4, 5, 6, 7, 8}, 4, rows, auds)
 	if got := hex.EncodeToString(b); got != want {
 		t.Fatalf("table bytes\n got %s\nwant %s", got, want)
 	}
@@ -433,8 +477,8 @@ func TestRecordTableGolden(t *testing.T) {
 		off  int
 		val  byte
 	}{
-		{"version", 4, 2}, {"reserved", 26, 1}, {"row count", 28, 3}, {"ids out of order", 36, 3},
-		{"unknown flag", 36 + 2*(16+16+8+8+8+8+4+2), 4}, {"string number", 36 + 2*(16+16+8+8+8+8+4+2+1), 9},
+		{"version", 4, 2}, {"reserved", 26, 1}, {"row count", 28, 3}, {"audit count", 36, 2}, {"ids out of order", 40, 3},
+		{"unknown flag", 40 + 2*(16+16+8+8+8+8+4+2), 4}, {"string number", 40 + 2*(16+16+8+8+8+8+4+2+1), 9},
 	} {
 		bad := slices.Clone(b)
 		bad[c.off] = c.val
@@ -449,7 +493,8 @@ func TestRecordTableGolden(t *testing.T) {
 // decode to the same records.
 func FuzzDecodeTable(f *testing.F) {
 	r := &Record{Text: "claim", Source: "s", Namespace: "user", Kind: KindFact, Tags: []string{"x"}, Created: time.UnixMilli(5).UTC()}
-	f.Add(encodeTable(1, [8]byte{1}, 2, []tableRow{{id: vaultfmt.ID{1}, r: r, doc: 0, windows: 1}, {id: vaultfmt.ID{2}, r: r, doc: tableNoDoc}}))
+	f.Add(encodeTable(1, [8]byte{1}, 2, []tableRow{{id: vaultfmt.ID{1}, r: r, doc: 0, windows: 1}, {id: vaultfmt.ID{2}, r: r, doc: tableNoDoc}},
+		[]auditRow{{id: auditID(1), body: []byte("x")}, {id: auditID(2)}}))
 	f.Add([]byte("cRTB"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		tb, err := decodeTable(b)
@@ -461,7 +506,8 @@ func FuzzDecodeTable(f *testing.F) {
 		for _, row := range rows {
 			want = append(want, encodeRecord(row.r))
 		}
-		back, err := decodeTable(encodeTable(tb.epoch, tb.model, tb.dim, rows))
+		auds := tableAudits(tb)
+		back, err := decodeTable(encodeTable(tb.epoch, tb.model, tb.dim, rows, auds))
 		if err != nil {
 			t.Fatalf("re-encoded table refused: %v", err)
 		}
@@ -473,6 +519,11 @@ func FuzzDecodeTable(f *testing.F) {
 			got.Vectors = nil
 			if !bytes.Equal(encodeRecord(got), want[i]) {
 				t.Fatalf("row %d differs after a round trip", i)
+			}
+		}
+		for i := range auds {
+			if !bytes.Equal(back.auditBody(i), auds[i].body) || !bytes.Equal(back.audIDs[16*i:16*i+16], auds[i].id[:]) {
+				t.Fatalf("audit row %d differs after a round trip", i)
 			}
 		}
 	})

@@ -339,7 +339,9 @@ func (s *state) PayloadEnd(epoch uint64) error {
 	}
 	s.index.engine.Close()
 	s.index, s.loading, s.segUsed, s.segEarly = ix, false, true, early != nil
-	s.tableUsed = s.table != nil && s.table.skipping
+	if t := s.table; t != nil && t.skipping {
+		s.tableUsed, s.tableRecords, s.tableAudits = true, t.n, t.na
+	}
 	s.table = nil
 	return nil
 }

@@ -48,6 +48,9 @@ type state struct {
 	tableErr   error
 	tableUsed  bool
 	tableRetry error
+	// tableRecords, tableAudits: how many items the last full replay
+	// took from the table.
+	tableRecords, tableAudits int
 	// lastCheckpoint is when this handle last checkpointed while writing
 	// (or first considered it).
 	lastCheckpoint time.Time
@@ -78,6 +81,7 @@ func (s *state) Reset() {
 	s.segParts, s.segErr, s.early = nil, nil, nil
 	s.segUsed, s.segEarly = false, false
 	s.tableParts, s.table, s.tableErr, s.tableUsed = nil, nil, nil, false
+	s.tableRecords, s.tableAudits = 0, 0
 }
 
 // settle indexes what a full replay collected; it is a no-op otherwise.
@@ -102,10 +106,10 @@ func (s *state) Apply(c vaultfmt.Change) error {
 		return fmt.Errorf("vault: unknown change op %d", c.Op)
 	}
 	if c.Covered {
-		if c.Item.Kind != kindRecord {
+		if c.Item.Kind != kindRecord && c.Item.Kind != kindAudit {
 			return fmt.Errorf("vault: item %x of kind %d was left sealed", c.Item.ID, c.Item.Kind)
 		}
-		return s.applyCovered(c.Item.ID)
+		return s.applyCovered(c.Item.ID, c.Item.Kind)
 	}
 	switch c.Item.Kind {
 	case kindRecord:
