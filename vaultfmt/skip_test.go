@@ -3,6 +3,7 @@ package vaultfmt
 import (
 	"bytes"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -75,12 +76,15 @@ func (s *sealer) PayloadEnd(uint64) error {
 // seals of the live items and writes its derived items in frames of their
 // own; a Skipper then gets the payload items it names without their
 // bodies (journal items always opened), and a PayloadEnd that refuses
-// makes the vault replay again opening everything.
+// makes the vault replay again opening everything. The bodies fill more
+// than a hundred payload frames, so the frames are opened on several
+// goroutines (the predicate among them; run it with -race).
 func TestSkipOpenAndReplayAgain(t *testing.T) {
 	path, v, c := newTestVault(t)
 	var changes []Change
+	pad := strings.Repeat("p", 24<<10)
 	for i := 1; i <= 300; i++ {
-		changes = append(changes, put(i, fmt.Sprintf("body %d", i)))
+		changes = append(changes, put(i, fmt.Sprintf("body %d", i)+pad))
 	}
 	mustAppend(t, v, c, changes...)
 	v.Close()
@@ -127,7 +131,7 @@ func TestSkipOpenAndReplayAgain(t *testing.T) {
 			t.Errorf("journal item 301: %q", got.Body)
 		}
 		if refuse > 0 {
-			if got := r.items[testID(5)]; string(got.Body) != "body 5" {
+			if got := r.items[testID(5)]; string(got.Body) != "body 5"+pad {
 				t.Errorf("after the second replay item 5 is %q", got.Body)
 			}
 		}
