@@ -131,7 +131,7 @@ func (v *Vault) snapshot(f *os.File, path string) (*Build, error) {
 	b.derived, err = v.derivedEntries(b.nh, func(id ID) bool {
 		l, ok := live[id]
 		return ok && (b.dropKind == 0 || l.kind != b.dropKind)
-	})
+	}, func() (map[ID]Seal, error) { return v.liveSeals(im.data) })
 	if err != nil {
 		im.release()
 		return nil, err
