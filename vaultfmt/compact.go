@@ -127,11 +127,11 @@ func (v *Vault) compactLocked(o rewrite) error {
 	derived, err := v.derivedEntries(nh, func(id ID) bool {
 		l, ok := old.live[id]
 		return ok && (dropKind == 0 || l.kind != dropKind)
-	})
+	}, func() (map[ID]Seal, error) { return v.liveSeals(data) })
 	if err != nil {
 		return err
 	}
-	st, err := v.writeSnapshot(nh, v.sweepLive(data, derived, dropKind), o.sign, false)
+	st, err := v.writeSnapshot(nh, sweepLive(v.k, &v.st, data, derived, dropKind), o.sign, false)
 	if st == nil {
 		return err
 	}
@@ -143,11 +143,33 @@ func (v *Vault) compactLocked(o rewrite) error {
 	return err
 }
 
+// liveSeals walks the old file (payload and journal) and returns the seal
+// of every live item's stored version.
+func (v *Vault) liveSeals(data []byte) (map[ID]Seal, error) {
+	old := &v.st
+	m := make(map[ID]Seal, len(old.live))
+	keep := func(off, _ int64, es []entry) error {
+		for i := range es {
+			if l, ok := old.live[es[i].id]; ok && l.off == off && l.idx == uint32(i) {
+				m[es[i].id] = sealOf(&es[i])
+			}
+		}
+		return nil
+	}
+	if _, _, err := walkPayload(data, old.hdr, v.k, keep); err != nil {
+		return nil, err
+	}
+	if _, _, err := walkJournal(data[old.journalStart:old.end], old.journalStart, old.hdr, v.k, 0, keep); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
 // sweepLive yields the new derived items (§2.11), then, in file order,
 // exactly the entries that hold the live version of an item, leaving out
-// the old derived items (those of dropKind, when it is not 0).
-func (v *Vault) sweepLive(data []byte, derived []entry, dropKind Kind) func(add func(*entry) error) error {
-	old := &v.st
+// the old derived items (those of dropKind, when it is not 0). data is the
+// file old describes, up to old.end at least.
+func sweepLive(k *keys, old *fileState, data []byte, derived []entry, dropKind Kind) func(add func(*entry) error) error {
 	return func(add func(*entry) error) error {
 		for i := range derived {
 			if err := add(&derived[i]); err != nil {
@@ -169,10 +191,10 @@ func (v *Vault) sweepLive(data []byte, derived []entry, dropKind Kind) func(add 
 			}
 			return nil
 		}
-		if _, _, err := walkPayload(data, old.hdr, v.k, keep); err != nil {
+		if _, _, err := walkPayload(data, old.hdr, k, keep); err != nil {
 			return err
 		}
-		if _, _, err := walkJournal(data[old.journalStart:old.end], old.journalStart, old.hdr, v.k, 0, keep); err != nil {
+		if _, _, err := walkJournal(data[old.journalStart:old.end], old.journalStart, old.hdr, k, 0, keep); err != nil {
 			return err
 		}
 		if kept != len(old.live) {
@@ -302,6 +324,13 @@ type payloadWriter struct {
 }
 
 func (p *payloadWriter) add(e *entry) error {
+	// Derived items fill frames of their own (2.11), so a reader can
+	// apply them before it opens the frames of the items they cover.
+	if d := p.hdr.derived; d != 0 && len(p.pending) > 0 && p.pending[len(p.pending)-1].kind == d && e.kind != d {
+		if err := p.flush(); err != nil {
+			return err
+		}
+	}
 	p.pending = append(p.pending, *e)
 	p.size += e.encodedSize()
 	if p.size >= payloadFrameTarget {

@@ -1,6 +1,9 @@
 package vaultfmt
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // Derived items (FORMAT.md §2.11) are items a handler computes from the
 // others, such as a search index segment, so that an open can restore
@@ -31,16 +34,68 @@ type PayloadEnder interface {
 	PayloadEnd(epoch uint64) error
 }
 
+// Seal is the Poly1305 tag that ends an item's sealed body (2.6): it names
+// one stored version of an item without opening it, so a derived item can
+// say which versions it was computed from (2.11).
+type Seal [16]byte
+
+// SealedDeriver is an optional interface of a [Deriver] that wants, for
+// each item the new payload holds, the seal of its stored version. The
+// compaction then calls DeriveSealed instead of Derive.
+type SealedDeriver interface {
+	DeriveSealed(epoch uint64, live func(ID) bool, seal func(ID) (Seal, bool)) ([]Item, error)
+}
+
+// Skipper is an optional interface of a [Handler]. During a full replay
+// that opens items (Open, a reload), once the payload's leading frames of
+// derived items have been applied, SkipOpen is asked for a predicate; an
+// item of a later payload frame that it reports is not opened, and reaches
+// Apply with Covered set and no body. The predicate may be called from
+// several goroutines at once, and nil means open everything. Journal
+// items are always opened.
+type Skipper interface {
+	SkipOpen() func(id ID, kind Kind, seal Seal) bool
+}
+
+// ErrReplayOpened, returned (or wrapped) by a [PayloadEnder] after a
+// replay in which it skipped items, says that what covered them cannot
+// be used after all: the vault resets the handler and replays the file
+// again opening every item (no Skipper asked), once.
+var ErrReplayOpened = errors.New("vaultfmt: replay again opening every item")
+
+// sealOf is the seal of a put entry's stored body.
+func sealOf(e *entry) Seal {
+	var s Seal
+	if n := len(e.sealedBody); n >= tagSize {
+		copy(s[:], e.sealedBody[n-tagSize:])
+	}
+	return s
+}
+
 // derivedEntries seals the handler's derived items for a compaction to
 // hdr's epoch and sets hdr's derived kind; none for a handler that is no
 // Deriver. live reports the items the new payload will hold.
-func (v *Vault) derivedEntries(hdr *header, live func(ID) bool) ([]entry, error) {
+// seals gives the seal of each such item, for a SealedDeriver.
+func (v *Vault) derivedEntries(hdr *header, live func(ID) bool, seals func() (map[ID]Seal, error)) ([]entry, error) {
 	d, ok := v.h.(Deriver)
 	if !ok {
 		return nil, nil
 	}
 	kind := d.DerivedKind()
-	items, err := d.Derive(hdr.epoch, live)
+	var items []Item
+	var err error
+	if sd, ok := d.(SealedDeriver); ok {
+		var m map[ID]Seal
+		if m, err = seals(); err != nil {
+			return nil, err
+		}
+		items, err = sd.DeriveSealed(hdr.epoch, live, func(id ID) (Seal, bool) {
+			s, ok := m[id]
+			return s, ok && live(id)
+		})
+	} else {
+		items, err = d.Derive(hdr.epoch, live)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("vaultfmt: derive: %w", err)
 	}

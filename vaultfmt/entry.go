@@ -36,6 +36,7 @@ type entry struct {
 	wrappedKey []byte // OpPut only
 	sealedBody []byte // OpPut only
 	plain      []byte // the opened body, when a replay opened it ahead
+	skip       bool   // left sealed: the handler's Skipper covers it
 }
 
 // encodedSize is the entry's length in a frame plaintext.

@@ -51,6 +51,7 @@ const (
 	extDerived       = 0x8002 // critical: the kind of derived items (FORMAT.md §2.11), 1 byte
 	signatureExtSize = 32 + 64
 	derivedExtSize   = 1
+	extPadding       = 0x0004 // not critical: zeros that keep a header at a length fixed in advance (build.go)
 )
 
 // MaxHeaderBytes bounds header_len: a larger one is damage, so a reader
@@ -89,6 +90,8 @@ type header struct {
 	sig        *Signature
 	derived    Kind       // kind of the payload's derived items; 0: none (§2.11)
 	ancestry   []ancestor // the epochs this one descends from, newest first (ancestry.go)
+	pad        int        // bytes of zeros in the padding record
+	padded     bool       // write the padding record (a build outside the lock, build.go)
 	mac        [macSize]byte
 	raw        []byte // the header bytes, as read or as written
 }
@@ -114,6 +117,9 @@ func (h *header) encodedLen() int {
 	}
 	if len(h.ancestry) > 0 {
 		n += 4 + len(encodeAncestry(h.ancestry))
+	}
+	if h.padded {
+		n += 4 + h.pad
 	}
 	return n + trailerSize
 }
@@ -148,8 +154,8 @@ func (h *header) encodeBody() []byte {
 	return append(b, ext...)
 }
 
-// encodeExt writes the extension records: the signature, the derived kind
-// and the ancestry, in that order, each when there is one.
+// encodeExt writes the extension records: the signature, the derived kind,
+// the ancestry and the padding, in that order, each when there is one.
 func (h *header) encodeExt() []byte {
 	var b []byte
 	if h.sig != nil {
@@ -168,6 +174,11 @@ func (h *header) encodeExt() []byte {
 		b = binary.LittleEndian.AppendUint16(b, extAncestry)
 		b = binary.LittleEndian.AppendUint16(b, uint16(len(val)))
 		b = append(b, val...)
+	}
+	if h.padded {
+		b = binary.LittleEndian.AppendUint16(b, extPadding)
+		b = binary.LittleEndian.AppendUint16(b, uint16(h.pad))
+		b = append(b, make([]byte, h.pad)...)
 	}
 	return b
 }

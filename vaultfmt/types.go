@@ -32,6 +32,9 @@ const (
 type Change struct {
 	Op   Op
 	Item Item
+	// Covered: a payload put the handler's [Skipper] reported, passed
+	// without its body (Item.Body is nil).
+	Covered bool
 }
 
 // Handler receives the vault's contents: on open, on refresh, and before an

@@ -224,15 +224,32 @@ func (v *Vault) loadFrom(f *os.File, u *Unlock) (*fileState, error) {
 // and fills st.
 func (v *Vault) replay(st *fileState, im *image) error {
 	data := im.data
-	_, items, err := walkPayloadWith(data, st.hdr, v.k, im.passing(v.applyFn(st, false)), true)
-	if err != nil {
-		return err
+	var skipper func() func(ID, Kind, Seal) bool
+	if sk, ok := v.h.(Skipper); ok {
+		skipper = sk.SkipOpen
 	}
-	st.payloadItems = items
-	if pe, ok := v.h.(PayloadEnder); ok {
-		if err := pe.PayloadEnd(st.hdr.epoch); err != nil {
+	for {
+		_, items, err := walkPayloadSkipping(data, st.hdr, v.k, im.passing(v.applyFn(st, false)), true, skipper)
+		if err != nil {
+			return err
+		}
+		st.payloadItems = items
+		pe, ok := v.h.(PayloadEnder)
+		if !ok {
+			break
+		}
+		err = pe.PayloadEnd(st.hdr.epoch)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, ErrReplayOpened) || skipper == nil {
 			return fmt.Errorf("vaultfmt: handler: %w", err)
 		}
+		// What covered the skipped items is not to be used: replay
+		// again, opening every one of them.
+		skipper = nil
+		v.h.Reset()
+		clear(st.live)
 	}
 	st.journalStart = int64(st.hdr.length) + int64(st.hdr.payloadLen)
 	st.end = st.journalStart
@@ -271,7 +288,9 @@ func (v *Vault) applyFn(st *fileState, journal bool) frameFn {
 			c := Change{Op: e.op, Item: Item{ID: e.id, Kind: e.kind}}
 			if e.op == OpPut {
 				body := e.plain
-				if body == nil {
+				if e.skip {
+					c.Covered = true
+				} else if body == nil {
 					var err error
 					if body, err = openItem(v.k, st.hdr.vaultID, e); err != nil {
 						return corruptf("item", off, -1, "entry %d (id %x): %v", i, e.id, err)

@@ -35,6 +35,14 @@ func walkPayload(file []byte, h *header, k *keys, fn frameFn) (frames, items int
 // item's key and body (entry.plain), several frames at a time on the
 // machine's cores, ahead of fn, which still sees the frames in file order.
 func walkPayloadWith(file []byte, h *header, k *keys, fn frameFn, openBodies bool) (frames, items int, err error) {
+	return walkPayloadSkipping(file, h, k, fn, openBodies, nil)
+}
+
+// walkPayloadSkipping is walkPayloadWith asking skipper, once the leading
+// frames of derived items (2.11) have gone to fn, which later items not
+// to open (a [Skipper]); those reach fn with entry.skip set. A payload
+// whose derived items share a frame with other items skips nothing.
+func walkPayloadSkipping(file []byte, h *header, k *keys, fn frameFn, openBodies bool, skipper func() func(ID, Kind, Seal) bool) (frames, items int, err error) {
 	start := int64(h.length)
 	end := start + int64(h.payloadLen)
 	if h.payloadLen > uint64(len(file)) || end > int64(len(file)) {
@@ -54,6 +62,7 @@ func walkPayloadWith(file []byte, h *header, k *keys, fn frameFn, openBodies boo
 		return len(raw), 0, nil
 	}
 	last := len(raw) - 1
+	var skip func(ID, Kind, Seal) bool
 	openFrame := func(i int) ([]entry, error) {
 		f := raw[i]
 		es, mark, err := openItemFrame(k, h, rolePayload, "payload", i, f)
@@ -67,10 +76,15 @@ func walkPayloadWith(file []byte, h *header, k *keys, fn frameFn, openBodies boo
 			if es[j].op != OpPut {
 				return nil, corruptf("payload", f.off, i, "entry %d is a tombstone; a payload holds live items only", j)
 			}
-			if openBodies {
-				if es[j].plain, err = openItem(k, h.vaultID, &es[j]); err != nil {
-					return nil, corruptf("item", f.off, -1, "entry %d (id %x): %v", j, es[j].id, err)
-				}
+			if !openBodies {
+				continue
+			}
+			if skip != nil && skip(es[j].id, es[j].kind, sealOf(&es[j])) {
+				es[j].skip = true
+				continue
+			}
+			if es[j].plain, err = openItem(k, h.vaultID, &es[j]); err != nil {
+				return nil, corruptf("item", f.off, -1, "entry %d (id %x): %v", j, es[j].id, err)
 			}
 		}
 		return es, nil
@@ -79,7 +93,39 @@ func walkPayloadWith(file []byte, h *header, k *keys, fn frameFn, openBodies boo
 		items += len(es)
 		return fn(raw[i].off, raw[i].off+raw[i].size(), es)
 	}
-	if err := inOrder(last, openFrame, apply); err != nil {
+	first := 0
+	if openBodies && skipper != nil && h.derived != 0 {
+		// The derived items go to fn first, one frame at a time, so the
+		// handler holds them when it is asked what to skip.
+		mixed := false
+		for ; first < last; first++ {
+			pt, _, err := openItemFrame(k, h, rolePayload, "payload", first, raw[first])
+			if err != nil {
+				return 0, 0, err
+			}
+			n := 0
+			for j := range pt {
+				if pt[j].kind == h.derived {
+					n++
+				}
+			}
+			if n < len(pt) {
+				mixed = n > 0
+				break
+			}
+			es, err := openFrame(first)
+			if err != nil {
+				return 0, 0, err
+			}
+			if err := apply(first, es); err != nil {
+				return 0, 0, err
+			}
+		}
+		if !mixed {
+			skip = skipper()
+		}
+	}
+	if err := inOrder(last-first, func(i int) ([]entry, error) { return openFrame(first + i) }, func(i int, es []entry) error { return apply(first+i, es) }); err != nil {
 		return 0, 0, err
 	}
 	if err := checkEndMarker(k, h, raw[last], last, items); err != nil {

@@ -242,3 +242,75 @@ func BenchmarkSearchDuringRetag(b *testing.B) {
 	b.ReportMetric(float64(<-passes), "retag_passes")
 	reportPercentiles(b, samples)
 }
+
+// BenchmarkDuringCompaction measures a search's and a store's latency
+// while compactions run back to back on the same handle. "locked" is the
+// compaction as a write ran it before issue #28's change (v.file.Compact
+// under v.mu: everything waits for the whole rewrite); "built" is the one
+// a write starts now (compaction.go: snapshot and commit under the lock,
+// the build beside it). Each iteration is one search and one store.
+func BenchmarkDuringCompaction(b *testing.B) {
+	for _, mode := range []string{"locked", "built"} {
+		b.Run(mode, func(b *testing.B) {
+			v := openBenchVault(b)
+			defer v.Close()
+			compact := func() error {
+				v.mu.Lock()
+				defer v.mu.Unlock()
+				if mode == "locked" {
+					return v.file.Compact()
+				}
+				return v.compactSoon()
+			}
+			stop := make(chan struct{})
+			runs := make(chan int, 1)
+			go func() {
+				n := 0
+				defer func() { runs <- n }()
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					if err := compact(); err != nil {
+						b.Error(err)
+						return
+					}
+					if err := v.WaitCompaction(); err != nil {
+						b.Error(err)
+						return
+					}
+					n++
+				}
+			}()
+			queries := []string{"when is the dentist appointment", "staging server password", "postgres migration deadline",
+				"wedding hotel budget", "which router is in the office", "flight to the concert"}
+			r := rand.New(rand.NewPCG(11, 12))
+			searches := make([]time.Duration, 0, b.N)
+			stores := make([]time.Duration, 0, b.N)
+			time.Sleep(50 * time.Millisecond) // let the first compaction start
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				start := time.Now()
+				if _, err := v.Search(SearchRequest{Query: queries[i%len(queries)]}); err != nil {
+					b.Fatal(err)
+				}
+				searches = append(searches, time.Since(start))
+				start = time.Now()
+				if _, err := v.Store(StoreRequest{Text: benchClaim(r, 2_000_000+i), Source: "bench"}); err != nil {
+					b.Fatal(err)
+				}
+				stores = append(stores, time.Since(start))
+				time.Sleep(time.Millisecond) // requests arrive now and then, not back to back
+			}
+			b.StopTimer()
+			close(stop)
+			b.ReportMetric(float64(<-runs), "compactions")
+			reportPercentiles(b, searches)
+			sort.Slice(stores, func(i, j int) bool { return stores[i] < stores[j] })
+			b.ReportMetric(float64(stores[len(stores)/2].Microseconds())/1000, "store_p50_ms")
+			b.ReportMetric(float64(stores[int(0.95*float64(len(stores)-1))].Microseconds())/1000, "store_p95_ms")
+		})
+	}
+}

@@ -29,13 +29,14 @@ func ExportFile(v *Vault, path string) (int, error) {
 }
 
 // Purge deletes the vault at path with the files that exist only beside
-// it: its settings file, its lock, its trusted pack keys, and the
+// it: its settings file, its lock, its trusted pack keys, a compaction's
+// file left by a process that died building it, and the
 // sidecars other packages keep there, which the caller names (in a dry
 // run it only lists them). It returns those that existed. Every memory in
 // the vault is lost.
 func Purge(path string, dry bool, sidecars ...string) ([]string, error) {
 	var gone []string
-	for _, p := range append([]string{path, ConfigPath(path), path + ".lock", TrustedKeysPath(path)}, sidecars...) {
+	for _, p := range append([]string{path, ConfigPath(path), path + ".lock", TrustedKeysPath(path), path + ".build"}, sidecars...) {
 		if _, err := os.Stat(p); err != nil {
 			continue
 		}

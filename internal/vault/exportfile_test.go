@@ -53,12 +53,12 @@ func TestPurge(t *testing.T) {
 	path := filepath.Join(dir, "memory.vault")
 	other := filepath.Join(dir, "notes.txt")
 	sidecar := path + ".sync.json"
-	for _, p := range []string{path, ConfigPath(path), path + ".lock", TrustedKeysPath(path), sidecar, other} {
+	for _, p := range []string{path, ConfigPath(path), path + ".lock", TrustedKeysPath(path), path + ".build", sidecar, other} {
 		if err := os.WriteFile(p, []byte("x"), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
-	want := []string{path, ConfigPath(path), path + ".lock", TrustedKeysPath(path), sidecar}
+	want := []string{path, ConfigPath(path), path + ".lock", TrustedKeysPath(path), path + ".build", sidecar}
 	gone, err := Purge(path, true, sidecar)
 	if err != nil || strings.Join(gone, "|") != strings.Join(want, "|") {
 		t.Fatalf("dry run: %v %v", gone, err)

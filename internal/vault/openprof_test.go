@@ -18,19 +18,31 @@ import (
 // not a secret") three times with the bundled static model and logs the
 // open time and the heap after open; with VAULT_OPEN_PROFILE_OUT=PREFIX
 // it writes PREFIX.cpu and PREFIX.heap. A measuring tool (#29), skipped
-// unless the variable is set (TestMain clears COMPARTMENT_*).
+// unless the variable is set (TestMain clears COMPARTMENT_*). With
+// VAULT_OPEN_PROFILE_COMPACT=1 it first compacts the vault (so a vault
+// written by an older build gets this build's segment and record table).
 func TestOpenProfile(t *testing.T) {
 	path := os.Getenv("VAULT_OPEN_PROFILE_VAULT")
 	if path == "" {
 		t.Skip("VAULT_OPEN_PROFILE_VAULT not set")
 	}
 	enc := staticEncoder(t)
+	if os.Getenv("VAULT_OPEN_PROFILE_COMPACT") == "1" {
+		v, err := Open(path, Options{Unlock: vaultfmt.Unlock{Passphrase: []byte(os.Getenv("VAULT_OPEN_PROFILE_PASS"))}, Encoder: enc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := v.File().Compact(); err != nil {
+			t.Fatal(err)
+		}
+		v.Close()
+	}
 	v, err := Open(path, Options{Unlock: vaultfmt.Unlock{Passphrase: []byte(os.Getenv("VAULT_OPEN_PROFILE_PASS"))}, Encoder: enc, ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	key := v.File().MasterKey()
-	t.Logf("segment used %v early %v err %v", v.st.segUsed, v.st.segEarly, v.st.segErr)
+	t.Logf("segment used %v early %v err %v; record table used %v (%d records, %d audit entries) err %v retry %v", v.st.segUsed, v.st.segEarly, v.st.segErr, v.st.tableUsed, v.st.tableRecords, v.st.tableAudits, v.st.tableErr, v.st.tableRetry)
 	v.Close()
 	out := os.Getenv("VAULT_OPEN_PROFILE_OUT")
 	if out != "" {

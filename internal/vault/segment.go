@@ -294,9 +294,15 @@ func (s *state) shareEarly(r *Record) {
 // A segment that does not fit is dropped and the build happens as before.
 func (s *state) PayloadEnd(epoch uint64) error {
 	parts, early := s.segParts, s.early
-	s.segParts, s.early = nil, nil
+	s.segParts, s.early, s.tableParts = nil, nil, nil
 	if !s.loading {
 		return nil
+	}
+	if err := s.tableEnd(epoch); err != nil {
+		if early != nil {
+			early.engine.Close()
+		}
+		return err
 	}
 	var seg *segment
 	var engine *search.Engine
@@ -317,6 +323,14 @@ func (s *state) PayloadEnd(epoch uint64) error {
 	}
 	if err != nil {
 		s.segErr = err
+		if s.table != nil && s.table.skipping {
+			// The records the table gave hold their vectors only in
+			// this engine: replay again, opening them.
+			if engine != nil {
+				engine.Close()
+			}
+			return s.tableRefused(err)
+		}
 		if engine != nil {
 			s.unshare(engine)
 			engine.Close()
@@ -325,6 +339,10 @@ func (s *state) PayloadEnd(epoch uint64) error {
 	}
 	s.index.engine.Close()
 	s.index, s.loading, s.segUsed, s.segEarly = ix, false, true, early != nil
+	if t := s.table; t != nil && t.skipping {
+		s.tableUsed, s.tableRecords, s.tableAudits = true, t.n, t.na
+	}
+	s.table = nil
 	return nil
 }
 

@@ -37,6 +37,10 @@ func TestSegmentCompactionCrash(t *testing.T) {
 			if !restoredFromSegment(r) {
 				t.Errorf("the old segment was not used: %v", r.st.segErr)
 			}
+			if !r.st.tableUsed || r.st.tableRetry != nil {
+				t.Errorf("the old record table was not used: %v / %v", r.st.tableErr, r.st.tableRetry)
+			}
+			recordsEqual(t, r, openFull(t, h))
 			if got := ranking(t, r, queries); !slices.Equal(got, want) {
 				t.Errorf("after the failed compaction:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 			}

@@ -128,6 +128,9 @@ func TestSegmentRankingsMatchTheRebuild(t *testing.T) {
 	if !again.st.segEarly {
 		t.Fatal("the engine was not restored from the segment")
 	}
+	if !again.st.tableUsed || again.st.tableRetry != nil {
+		t.Fatalf("the records were not taken from the record table: %v, %v", again.st.tableErr, again.st.tableRetry)
+	}
 	shared := 0
 	for id, r := range again.st.records {
 		if r.Vectors != nil && r.Vectors.engine != nil {
@@ -228,12 +231,18 @@ func readSegment(t *testing.T, path string) ([]byte, vaultfmt.Header) {
 	return b, f.Header()
 }
 
-type collector struct{ parts map[vaultfmt.ID][]byte }
+// collector keeps the segment's parts, and the record table's in tparts.
+type collector struct{ parts, tparts map[vaultfmt.ID][]byte }
 
-func (c *collector) Reset() { clear(c.parts) }
+func (c *collector) Reset() { clear(c.parts); clear(c.tparts) }
 func (c *collector) Apply(ch vaultfmt.Change) error {
 	if ch.Op == vaultfmt.OpPut && ch.Item.Kind == kindSegment {
-		c.parts[ch.Item.ID] = ch.Item.Body
+		switch {
+		case isSegmentID(ch.Item.ID):
+			c.parts[ch.Item.ID] = ch.Item.Body
+		case c.tparts != nil:
+			c.tparts[ch.Item.ID] = ch.Item.Body
+		}
 	}
 	return nil
 }
@@ -434,6 +443,9 @@ func TestCheckpointAsTheJournalGrows(t *testing.T) {
 	}
 	h.now = h.now.Add(checkpointEvery)
 	store(30, 31)
+	if err := v.WaitCompaction(); err != nil { // it runs beside the store (compaction.go)
+		t.Fatal(err)
+	}
 	if got := v.File().Header().Epoch; got != epoch+1 {
 		t.Fatalf("epoch %d after a period, want the checkpoint %d", got, epoch+1)
 	}

@@ -38,6 +38,19 @@ type state struct {
 	// vecScratch is where a replay decodes a record's int8 windows while
 	// an early segment is there to take them (see Apply).
 	vecScratch []int8
+	// tableParts are the record table's parts (§3.6) a full replay found,
+	// until SkipOpen uses them; table is the table it decoded, tableErr
+	// why it could not, tableUsed that the last full replay took its
+	// records from one. tableRetry, kept across the Reset of the replay
+	// it caused, is why a table was refused after items were left sealed.
+	tableParts map[vaultfmt.ID][]byte
+	table      *recordTable
+	tableErr   error
+	tableUsed  bool
+	tableRetry error
+	// tableRecords, tableAudits: how many items the last full replay
+	// took from the table.
+	tableRecords, tableAudits int
 	// lastCheckpoint is when this handle last checkpointed while writing
 	// (or first considered it).
 	lastCheckpoint time.Time
@@ -67,6 +80,8 @@ func (s *state) Reset() {
 	s.vecScratch = nil
 	s.segParts, s.segErr, s.early = nil, nil, nil
 	s.segUsed, s.segEarly = false, false
+	s.tableParts, s.table, s.tableErr, s.tableUsed = nil, nil, nil, false
+	s.tableRecords, s.tableAudits = 0, 0
 }
 
 // settle indexes what a full replay collected; it is a no-op otherwise.
@@ -89,6 +104,12 @@ func (s *state) Apply(c vaultfmt.Change) error {
 	case vaultfmt.OpPut:
 	default:
 		return fmt.Errorf("vault: unknown change op %d", c.Op)
+	}
+	if c.Covered {
+		if c.Item.Kind != kindRecord && c.Item.Kind != kindAudit {
+			return fmt.Errorf("vault: item %x of kind %d was left sealed", c.Item.ID, c.Item.Kind)
+		}
+		return s.applyCovered(c.Item.ID, c.Item.Kind)
 	}
 	switch c.Item.Kind {
 	case kindRecord:
@@ -114,8 +135,12 @@ func (s *state) Apply(c vaultfmt.Change) error {
 		}
 		s.relations[id] = rel
 	case kindSegment:
-		if s.loading && isSegmentID(c.Item.ID) {
+		switch {
+		case !s.loading:
+		case isSegmentID(c.Item.ID):
 			s.collectSegmentPart(c.Item.ID, c.Item.Body)
+		case isTableID(c.Item.ID):
+			s.collectTablePart(c.Item.ID, c.Item.Body)
 		}
 	case kindAudit:
 		if err := s.audit.add(c.Item.ID, c.Item.Body); err != nil {

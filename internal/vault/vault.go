@@ -59,6 +59,12 @@ type Vault struct {
 	// (see sync.go); merging is set while a sync merge writes.
 	sync    SyncObserver
 	merging bool
+	// building is set while a compaction started after a write runs
+	// (compaction.go); buildDone is closed when it ends, buildErr is its
+	// error.
+	building  bool
+	buildDone chan struct{}
+	buildErr  error
 }
 
 // Create makes a new vault at path with a passphrase slot (and a keyfile
@@ -214,6 +220,7 @@ func (v *Vault) File() *vaultfmt.Vault { return v.file }
 func (v *Vault) Close() error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	v.waitBuild()
 	if v.file == nil {
 		return nil
 	}
@@ -277,7 +284,7 @@ func (v *Vault) update(build func() ([]vaultfmt.Change, error)) error {
 		}
 	}
 	if v.file.NeedsCompaction() || v.st.checkpointDue(v.file.Stats().JournalFrames, v.now()) {
-		if err := v.file.Compact(); err != nil {
+		if err := v.compactSoon(); err != nil {
 			return fmt.Errorf("compact vault %s: %w (your data is safe in the journal)", v.path, err)
 		}
 	}

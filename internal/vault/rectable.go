@@ -1,0 +1,729 @@
+package vault
+
+// The record table (FORMAT.md §3.6) is the records a compaction's payload
+// holds, written down beside the index segment as one struct-of-arrays
+// byte string: each column is one array over the rows, the short repeated
+// strings (sources, namespaces, dates, kinds, callers) are numbers into a
+// string table, the claims sit in one text arena. Each row names the
+// stored version of its record by that item's seal (vaultfmt.Seal), so an
+// open that holds the table asks vaultfmt not to open those items at all
+// (vaultfmt.Skipper): no per-item key unwrap, decryption or decode. It is
+// a cache like the segment: a table that does not cover the payload's
+// records exactly is dropped and the file replayed again with every item
+// opened (vaultfmt.ErrReplayOpened).
+//
+//	+0   4  magic "cRTB"
+//	+4   1  version 1
+//	+5   3  reserved, 0
+//	+8   8  epoch u64
+//	+16  8  model tag of the covered records' vectors (0: none)
+//	+24  2  dim u16 of those vectors (0: none)
+//	+26  2  reserved, 0
+//	+28  4  N u32: rows, ids strictly ascending
+//	+32  4  S u32: strings in the string table
+//	+36  4  A u32: audit rows, ids strictly ascending
+//	+40     the columns, N entries each (see recordTable), then the
+//	        string table, the text arena and the rest arena; then the
+//	        audit ids, seals and body arena, A entries each.
+//
+// Each part is the item body `part u16 || parts u16 || chunk`, under the
+// id tableIDPrefix || part u16 (big-endian), of the segment's kind.
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"time"
+
+	"github.com/compartment/compartment/internal/search"
+	"github.com/compartment/compartment/vaultfmt"
+)
+
+// Part of the format: do not change.
+const (
+	tableMagic    = "cRTB"
+	tableVersion  = 1
+	tableHeadSize = 40
+	tableIDPrefix = "\xffrecord table\x00" // 14 bytes, then the part number
+	// tableNoDoc is the doc column of a row whose record is not indexed.
+	tableNoDoc = math.MaxUint32
+	// tableZeroTime is the time columns' value for the zero time.
+	tableZeroTime = math.MinInt64
+	// Flag bits.
+	tableQuarantined = 1 << 0
+	tableReference   = 1 << 1
+	// tableRowFixed is the bytes a row takes in the fixed-size columns:
+	// id 16, seal 16, seq 8, created 8, affirmed 8, importance 8, doc 4,
+	// windows 2, flags 1, six string numbers 4 each.
+	tableRowFixed = 16 + 16 + 8 + 8 + 8 + 8 + 4 + 2 + 1 + 6*4
+)
+
+// The string columns, in table order.
+const (
+	colSource = iota
+	colDiscovered
+	colNamespace
+	colKind
+	colExpires
+	colCaller
+	stringCols
+)
+
+// useTable turns skipping the items a record table covers on; tests turn
+// it off to compare with the full replay.
+var useTable = true
+
+var errTable = errors.New("vault: record table")
+
+// recordTable is a decoded record table; every slice aliases the bytes
+// it was decoded from.
+type recordTable struct {
+	epoch   uint64
+	model   [8]byte
+	dim     int
+	n       int
+	ids     []byte   // n × 16
+	keys    []uint64 // keyOf each id, for row
+	seals   []byte   // n × 16
+	seq     []byte   // n × u64
+	created []byte   // n × i64 unix ms
+	affirm  []byte   // n × i64 unix ms
+	imp     []byte   // n × f64 bits
+	docs    []byte   // n × u32
+	windows []byte   // n × u16
+	flags   []byte   // n × u8
+	strCol  [stringCols][]byte
+	strings []string // interned
+	textOff []byte   // (n+1) × u32
+	text    []byte
+	restOff []byte // (n+1) × u32
+	rest    []byte
+	// The audit entries (kind 3) it covers.
+	na       int
+	audIDs   []byte // na × 16
+	audKeys  []uint64
+	audSeals []byte // na × 16
+	audOff   []byte // (na+1) × u32
+	aud      []byte
+
+	// matched[i]: row i's item was met in the payload (and not opened);
+	// audMatched the same for audit row i.
+	audMatched []bool
+
+	matched []bool
+	bad     error
+	// skipping: a skip predicate was handed to vaultfmt.
+	skipping bool
+}
+
+func (t *recordTable) id(i int) []byte { return t.ids[16*i : 16*i+16] }
+
+// keyOf is an id's first 8 bytes as a big-endian number: ids ascend as
+// these do, ties broken by the last 8.
+func keyOf(id []byte) uint64 { return binary.BigEndian.Uint64(id) }
+
+func (t *recordTable) doc(i int) uint32 { return binary.LittleEndian.Uint32(t.docs[4*i:]) }
+
+func (t *recordTable) window(i int) int { return int(binary.LittleEndian.Uint16(t.windows[2*i:])) }
+
+// row is the row of id, or −1.
+func (t *recordTable) row(id vaultfmt.ID) int { return search16(t.ids, t.keys, id) }
+
+// auditRow is the audit row of id, or −1.
+func (t *recordTable) auditRow(id vaultfmt.ID) int { return search16(t.audIDs, t.audKeys, id) }
+
+func (t *recordTable) auditBody(i int) []byte {
+	le := binary.LittleEndian
+	return t.aud[le.Uint32(t.audOff[4*i:]):le.Uint32(t.audOff[4*i+4:])]
+}
+
+// search16 finds id among ids (16 bytes each, ascending; keys their
+// keyOf), or −1.
+func search16(ids []byte, keys []uint64, id vaultfmt.ID) int {
+	k := keyOf(id[:])
+	lo, hi := 0, len(keys)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if mk := keys[m]; mk < k || mk == k && bytes.Compare(ids[16*m:16*m+16], id[:]) < 0 {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < len(keys) && bytes.Equal(ids[16*lo:16*lo+16], id[:]) {
+		return lo
+	}
+	return -1
+}
+
+// ascending checks that ids (16 bytes each) strictly ascend and returns
+// their keys.
+func ascending(ids []byte, what string) ([]uint64, error) {
+	keys := make([]uint64, len(ids)/16)
+	for i := range keys {
+		keys[i] = keyOf(ids[16*i:])
+		if i > 0 && bytes.Compare(ids[16*i-16:16*i], ids[16*i:16*i+16]) >= 0 {
+			return nil, fmt.Errorf("%w: %s ids out of order at row %d", errTable, what, i)
+		}
+	}
+	return keys, nil
+}
+
+// auditRow is one audit entry as written into a table.
+type auditRow struct {
+	id   vaultfmt.ID
+	seal vaultfmt.Seal
+	body []byte
+}
+
+// tableRow is one record as written into a table.
+type tableRow struct {
+	id      vaultfmt.ID
+	seal    vaultfmt.Seal
+	r       *Record
+	doc     uint32
+	windows int
+}
+
+// encodeTable writes rows and audit rows (sorted by id here) as a record
+// table.
+func encodeTable(epoch uint64, model [8]byte, dim int, rows []tableRow, auds []auditRow) []byte {
+	sort.Slice(rows, func(i, j int) bool { return bytes.Compare(rows[i].id[:], rows[j].id[:]) < 0 })
+	sort.Slice(auds, func(i, j int) bool { return bytes.Compare(auds[i].id[:], auds[j].id[:]) < 0 })
+	le := binary.LittleEndian
+	strNum := map[string]uint32{"": 0}
+	strs := []string{""}
+	num := func(s string) uint32 {
+		if n, ok := strNum[s]; ok {
+			return n
+		}
+		n := uint32(len(strs))
+		strNum[s] = n
+		strs = append(strs, s)
+		return n
+	}
+	n := len(rows)
+	var cols [stringCols][]byte
+	var textOff, restOff []byte
+	var text, rest []byte
+	textOff, restOff = le.AppendUint32(textOff, 0), le.AppendUint32(restOff, 0)
+	for _, row := range rows {
+		r := row.r
+		vals := [stringCols]string{r.Source, r.Discovered, r.Namespace, r.Kind, r.Expires, r.Caller}
+		for c := range cols {
+			cols[c] = le.AppendUint32(cols[c], num(vals[c]))
+		}
+		text = append(text, r.Text...)
+		textOff = le.AppendUint32(textOff, uint32(len(text)))
+		w := fieldWriter{buf: rest}
+		w.strs(recTag, r.Tags)
+		w.strs(recSupersedes, r.Supersedes)
+		w.str(recSupersededBy, r.SupersededBy)
+		w.strs(recTagOrigin, r.TagsOrigin)
+		w.strs(recSplitInto, r.SplitInto)
+		rest = w.buf
+		restOff = le.AppendUint32(restOff, uint32(len(rest)))
+	}
+	b := make([]byte, 0, tableHeadSize+n*tableRowFixed+len(text)+len(rest)+8*n+64)
+	b = append(b, tableMagic...)
+	b = append(b, tableVersion, 0, 0, 0)
+	b = le.AppendUint64(b, epoch)
+	b = append(b, model[:]...)
+	b = le.AppendUint16(b, uint16(dim))
+	b = append(b, 0, 0)
+	b = le.AppendUint32(b, uint32(n))
+	b = le.AppendUint32(b, uint32(len(strs)))
+	b = le.AppendUint32(b, uint32(len(auds)))
+	for _, row := range rows {
+		b = append(b, row.id[:]...)
+	}
+	for _, row := range rows {
+		b = append(b, row.seal[:]...)
+	}
+	for _, row := range rows {
+		b = le.AppendUint64(b, row.r.Seq)
+	}
+	for _, row := range rows {
+		b = le.AppendUint64(b, uint64(tableTime(row.r.Created)))
+	}
+	for _, row := range rows {
+		b = le.AppendUint64(b, uint64(tableTime(row.r.Affirmed)))
+	}
+	for _, row := range rows {
+		b = le.AppendUint64(b, math.Float64bits(row.r.Importance))
+	}
+	for _, row := range rows {
+		b = le.AppendUint32(b, row.doc)
+	}
+	for _, row := range rows {
+		b = le.AppendUint16(b, uint16(row.windows))
+	}
+	for _, row := range rows {
+		var f byte
+		if row.r.Quarantined {
+			f |= tableQuarantined
+		}
+		if row.r.Reference {
+			f |= tableReference
+		}
+		b = append(b, f)
+	}
+	for c := range cols {
+		b = append(b, cols[c]...)
+	}
+	off := uint32(0)
+	b = le.AppendUint32(b, 0)
+	for _, s := range strs {
+		off += uint32(len(s))
+		b = le.AppendUint32(b, off)
+	}
+	for _, s := range strs {
+		b = append(b, s...)
+	}
+	b = append(b, textOff...)
+	b = append(b, text...)
+	b = append(b, restOff...)
+	b = append(b, rest...)
+	for _, a := range auds {
+		b = append(b, a.id[:]...)
+	}
+	for _, a := range auds {
+		b = append(b, a.seal[:]...)
+	}
+	off = 0
+	b = le.AppendUint32(b, 0)
+	for _, a := range auds {
+		off += uint32(len(a.body))
+		b = le.AppendUint32(b, off)
+	}
+	for _, a := range auds {
+		b = append(b, a.body...)
+	}
+	return b
+}
+
+func tableTime(t time.Time) int64 {
+	if t.IsZero() {
+		return tableZeroTime
+	}
+	return t.UnixMilli()
+}
+
+func fromTableTime(ms int64) time.Time {
+	if ms == tableZeroTime {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms).UTC()
+}
+
+// decodeTable checks the framing of a record table; the slices alias b.
+func decodeTable(b []byte) (*recordTable, error) {
+	le := binary.LittleEndian
+	if len(b) < tableHeadSize || string(b[:4]) != tableMagic {
+		return nil, fmt.Errorf("%w: no table header", errTable)
+	}
+	if b[4] != tableVersion || b[5]|b[6]|b[7]|b[26]|b[27] != 0 {
+		return nil, fmt.Errorf("%w: version %d", errTable, b[4])
+	}
+	t := &recordTable{epoch: le.Uint64(b[8:]), dim: int(le.Uint16(b[24:]))}
+	copy(t.model[:], b[16:24])
+	n, s, na := uint64(le.Uint32(b[28:])), uint64(le.Uint32(b[32:])), uint64(le.Uint32(b[36:]))
+	rest := b[tableHeadSize:]
+	// Every count is checked against the bytes before anything is sized
+	// by it.
+	if n > uint64(len(rest))/(tableRowFixed+8) || s == 0 || s > uint64(len(rest))/4 || na > uint64(len(rest))/36 {
+		return nil, fmt.Errorf("%w: %d rows, %d strings and %d audit rows do not fit", errTable, n, s, na)
+	}
+	t.n, t.na = int(n), int(na)
+	take := func(k int) []byte {
+		if k > len(rest) {
+			return nil
+		}
+		c := rest[:k:k]
+		rest = rest[k:]
+		return c
+	}
+	t.ids, t.seals = take(16*t.n), take(16*t.n)
+	t.seq, t.created, t.affirm, t.imp = take(8*t.n), take(8*t.n), take(8*t.n), take(8*t.n)
+	t.docs, t.windows, t.flags = take(4*t.n), take(2*t.n), take(t.n)
+	for c := range t.strCol {
+		t.strCol[c] = take(4 * t.n)
+	}
+	strOff := take(4 * (int(s) + 1))
+	if strOff == nil {
+		return nil, fmt.Errorf("%w: truncated", errTable)
+	}
+	strBytes, err := arena(strOff, int(s), &rest)
+	if err != nil {
+		return nil, err
+	}
+	if le.Uint32(strOff[4:]) != 0 {
+		return nil, fmt.Errorf("%w: string 0 is not empty", errTable)
+	}
+	t.strings = make([]string, s)
+	for i := range t.strings {
+		t.strings[i] = interned(strBytes[le.Uint32(strOff[4*i:]):le.Uint32(strOff[4*i+4:])])
+	}
+	if t.textOff = take(4 * (t.n + 1)); t.textOff == nil {
+		return nil, fmt.Errorf("%w: truncated", errTable)
+	}
+	if t.text, err = arena(t.textOff, t.n, &rest); err != nil {
+		return nil, err
+	}
+	if t.restOff = take(4 * (t.n + 1)); t.restOff == nil {
+		return nil, fmt.Errorf("%w: truncated", errTable)
+	}
+	if t.rest, err = arena(t.restOff, t.n, &rest); err != nil {
+		return nil, err
+	}
+	t.audIDs, t.audSeals, t.audOff = take(16*t.na), take(16*t.na), take(4*(t.na+1))
+	if t.audOff == nil {
+		return nil, fmt.Errorf("%w: truncated", errTable)
+	}
+	if t.aud, err = arena(t.audOff, t.na, &rest); err != nil {
+		return nil, err
+	}
+	if t.audKeys, err = ascending(t.audIDs, "audit"); err != nil {
+		return nil, err
+	}
+	if len(rest) != 0 {
+		return nil, fmt.Errorf("%w: %d trailing bytes", errTable, len(rest))
+	}
+	if t.keys, err = ascending(t.ids, "record"); err != nil {
+		return nil, err
+	}
+	for i := 0; i < t.n; i++ {
+		if t.flags[i]&^(tableQuarantined|tableReference) != 0 {
+			return nil, fmt.Errorf("%w: unknown flags %#x at row %d", errTable, t.flags[i], i)
+		}
+		for c := range t.strCol {
+			if uint64(le.Uint32(t.strCol[c][4*i:])) >= s {
+				return nil, fmt.Errorf("%w: string number out of range at row %d", errTable, i)
+			}
+		}
+		if (t.doc(i) == tableNoDoc) != (t.window(i) == 0) {
+			return nil, fmt.Errorf("%w: row %d has windows without a doc or a doc without windows", errTable, i)
+		}
+		if t.window(i) > 0 && (t.dim == 0 || t.model == [8]byte{}) {
+			return nil, fmt.Errorf("%w: row %d has windows of no model", errTable, i)
+		}
+		if err := t.checkRest(i); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// arena checks an offset array of k+1 non-decreasing u32 starting at 0 and
+// takes the bytes it spans from *rest.
+func arena(off []byte, k int, rest *[]byte) ([]byte, error) {
+	le := binary.LittleEndian
+	if le.Uint32(off) != 0 {
+		return nil, fmt.Errorf("%w: an arena does not start at 0", errTable)
+	}
+	for i := 0; i < k; i++ {
+		if le.Uint32(off[4*i+4:]) < le.Uint32(off[4*i:]) {
+			return nil, fmt.Errorf("%w: arena offsets decrease at %d", errTable, i)
+		}
+	}
+	size := uint64(le.Uint32(off[4*k:]))
+	if size > uint64(len(*rest)) {
+		return nil, fmt.Errorf("%w: an arena of %d bytes overruns the table", errTable, size)
+	}
+	a := (*rest)[:size:size]
+	*rest = (*rest)[size:]
+	return a, nil
+}
+
+// checkRest checks row i's rest fields: well framed, and only the fields
+// the rest arena may hold.
+func (t *recordTable) checkRest(i int) error {
+	le := binary.LittleEndian
+	fr := fieldReader{buf: t.rest[le.Uint32(t.restOff[4*i:]):le.Uint32(t.restOff[4*i+4:])]}
+	for tag, _, ok := fr.next(); ok; tag, _, ok = fr.next() {
+		switch tag {
+		case recTag, recSupersedes, recSupersededBy, recTagOrigin, recSplitInto:
+		default:
+			return fmt.Errorf("%w: row %d has field %d among the rest", errTable, i, tag)
+		}
+	}
+	if fr.err != nil {
+		return fmt.Errorf("%w: row %d: %w", errTable, i, fr.err)
+	}
+	return nil
+}
+
+// restFields decodes row i's rest fields into r.
+func (t *recordTable) restFields(i int, r *Record, it internTable) (*Record, error) {
+	le := binary.LittleEndian
+	b := t.rest[le.Uint32(t.restOff[4*i:]):le.Uint32(t.restOff[4*i+4:])]
+	fr := fieldReader{buf: b}
+	for tag, v, ok := fr.next(); ok; tag, v, ok = fr.next() {
+		switch tag {
+		case recTag, recSupersedes, recSupersededBy, recTagOrigin, recSplitInto:
+			if err := r.setField(tag, v, it); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, fmt.Errorf("%w: row %d has field %d among the rest", errTable, i, tag)
+		}
+	}
+	if fr.err != nil {
+		return nil, fmt.Errorf("%w: row %d: %w", errTable, i, fr.err)
+	}
+	return r, nil
+}
+
+// record materialises row i; its vectors, when it has some, are the
+// engine's windows under its doc.
+func (t *recordTable) record(i int, engine *search.Engine, it internTable) (*Record, error) {
+	le := binary.LittleEndian
+	id := t.id(i)
+	r := &Record{
+		ID:         idString(vaultfmt.ID(id)),
+		Text:       string(t.text[le.Uint32(t.textOff[4*i:]):le.Uint32(t.textOff[4*i+4:])]),
+		Source:     t.strings[le.Uint32(t.strCol[colSource][4*i:])],
+		Discovered: t.strings[le.Uint32(t.strCol[colDiscovered][4*i:])],
+		Created:    fromTableTime(int64(le.Uint64(t.created[8*i:]))),
+		Namespace:  t.strings[le.Uint32(t.strCol[colNamespace][4*i:])],
+		Importance: math.Float64frombits(le.Uint64(t.imp[8*i:])),
+		Kind:       t.strings[le.Uint32(t.strCol[colKind][4*i:])],
+		Expires:    t.strings[le.Uint32(t.strCol[colExpires][4*i:])],
+		Caller:     t.strings[le.Uint32(t.strCol[colCaller][4*i:])],
+		Affirmed:   fromTableTime(int64(le.Uint64(t.affirm[8*i:]))),
+		Seq:        le.Uint64(t.seq[8*i:]),
+	}
+	f := t.flags[i]
+	r.Quarantined, r.Reference = f&tableQuarantined != 0, f&tableReference != 0
+	if _, err := t.restFields(i, r, it); err != nil {
+		return nil, err
+	}
+	if w := t.window(i); w > 0 {
+		r.Vectors = &Vectors{Model: t.model, Dim: t.dim, windows: w, doc: t.doc(i), engine: engine}
+	}
+	return r, nil
+}
+
+// tableID names part p of the record table.
+func tableID(p int) vaultfmt.ID {
+	var id vaultfmt.ID
+	copy(id[:], tableIDPrefix)
+	binary.BigEndian.PutUint16(id[14:], uint16(p))
+	return id
+}
+
+// isTableID reports whether id names a record table part.
+func isTableID(id vaultfmt.ID) bool { return string(id[:14]) == tableIDPrefix }
+
+// DeriveSealed implements vaultfmt.SealedDeriver: the index segment, then
+// the record table of every record the new payload holds whose stored
+// version is named by seal and whose vectors, if any, the segment holds.
+// No segment, no table (the table's vectors live in the segment).
+func (s *state) DeriveSealed(epoch uint64, live func(vaultfmt.ID) bool, seal func(vaultfmt.ID) (vaultfmt.Seal, bool)) ([]vaultfmt.Item, error) {
+	items, err := s.Derive(epoch, live)
+	if err != nil || len(items) == 0 {
+		return items, err
+	}
+	v, ix := s.v, s.index
+	var model [8]byte
+	dim := 0
+	if v.enc != nil {
+		model, dim = v.modelPrefix(), v.enc.Info().Dim
+	}
+	rows := make([]tableRow, 0, len(s.records))
+	for _, r := range s.records {
+		id, ok := parseID(r.ID)
+		if !ok {
+			continue
+		}
+		sl, ok := seal(id)
+		if !ok {
+			continue
+		}
+		row := tableRow{id: id, seal: sl, r: r, doc: tableNoDoc}
+		if vs := r.Vectors; vs != nil && vs.Len() > 0 {
+			doc, indexed := ix.docOf[r.ID]
+			if dim == 0 || !v.hasCurrentVectors(r) || vs.F32 != nil || !r.Live() || !indexed || vs.Dim != dim || vs.Len() > math.MaxUint16 {
+				continue // opened from its item, as without a table
+			}
+			row.doc, row.windows = doc, vs.Len()
+		}
+		rows = append(rows, row)
+	}
+	var auds []auditRow
+	for pos, sp := range s.audit.at {
+		id := auditID(pos)
+		if sl, ok := seal(id); ok {
+			auds = append(auds, auditRow{id: id, seal: sl, body: s.audit.body(sp)})
+		}
+	}
+	b := encodeTable(epoch, model, dim, rows, auds)
+	parts := max(1, (len(b)+segmentPartBytes-1)/segmentPartBytes)
+	if parts > 1<<16-1 {
+		return nil, fmt.Errorf("vault: record table of %d bytes needs too many parts", len(b))
+	}
+	for p := range parts {
+		chunk := b[min(p*segmentPartBytes, len(b)):min((p+1)*segmentPartBytes, len(b))]
+		body := make([]byte, 4, 4+len(chunk))
+		binary.LittleEndian.PutUint16(body, uint16(p))
+		binary.LittleEndian.PutUint16(body[2:], uint16(parts))
+		items = append(items, vaultfmt.Item{ID: tableID(p), Kind: kindSegment, Body: append(body, chunk...)})
+	}
+	return items, nil
+}
+
+// collectTablePart keeps a record table part of a full replay.
+func (s *state) collectTablePart(id vaultfmt.ID, body []byte) {
+	if s.tableParts == nil {
+		s.tableParts = map[vaultfmt.ID][]byte{}
+	}
+	s.tableParts[id] = body
+}
+
+// SkipOpen implements vaultfmt.Skipper: with the early segment restored
+// and the record table decoded and consistent with it, the payload items
+// the table names by their seal are not opened.
+func (s *state) SkipOpen() func(vaultfmt.ID, vaultfmt.Kind, vaultfmt.Seal) bool {
+	parts := s.tableParts
+	s.tableParts = nil
+	if !useTable || !s.loading || s.early == nil || len(parts) == 0 || s.v.enc == nil {
+		return nil
+	}
+	t, err := s.openTable(parts)
+	if err != nil {
+		s.tableErr = err
+		return nil
+	}
+	s.table, t.skipping = t, true
+	return func(id vaultfmt.ID, kind vaultfmt.Kind, seal vaultfmt.Seal) bool {
+		switch kind {
+		case kindRecord:
+			i := t.row(id)
+			return i >= 0 && bytes.Equal(t.seals[16*i:16*i+16], seal[:])
+		case kindAudit:
+			i := t.auditRow(id)
+			return i >= 0 && bytes.Equal(t.audSeals[16*i:16*i+16], seal[:])
+		}
+		return false
+	}
+}
+
+// openTable joins and decodes the table parts and checks the table
+// against the early segment: same model, and each row's doc the
+// segment's doc for that record.
+func (s *state) openTable(parts map[vaultfmt.ID][]byte) (*recordTable, error) {
+	// joinSegment checks the part numbers against segment ids; give it
+	// the parts under those.
+	renamed := make(map[vaultfmt.ID][]byte, len(parts))
+	for id, body := range parts {
+		renamed[segmentID(int(binary.BigEndian.Uint16(id[14:])))] = body
+	}
+	clear(parts)
+	b, err := joinSegment(renamed)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", errTable, err)
+	}
+	t, err := decodeTable(b)
+	if err != nil {
+		return nil, err
+	}
+	e := s.early
+	if t.model != s.v.modelPrefix() && t.dim != 0 {
+		return nil, fmt.Errorf("%w: vectors of another model", errTable)
+	}
+	if t.dim != 0 && t.dim != s.v.enc.Info().Dim {
+		return nil, fmt.Errorf("%w: vectors of %d dimensions", errTable, t.dim)
+	}
+	for i := 0; i < t.n; i++ {
+		if t.window(i) == 0 {
+			continue
+		}
+		if doc, ok := e.docOf[vaultfmt.ID(t.id(i))]; !ok || doc != t.doc(i) {
+			return nil, fmt.Errorf("%w: row %d's doc is not the segment's", errTable, i)
+		}
+	}
+	t.matched, t.audMatched = make([]bool, t.n), make([]bool, t.na)
+	if len(s.records) == 0 {
+		// The table says how many records are coming: one map of the
+		// right size instead of growing it a hundred thousand times.
+		s.records = make(map[string]*Record, t.n+t.n/8)
+	}
+	return t, nil
+}
+
+// applyCovered puts the record or audit entry of a payload item the
+// table covered.
+func (s *state) applyCovered(id vaultfmt.ID, kind vaultfmt.Kind) error {
+	t := s.table
+	if t == nil || s.early == nil {
+		return fmt.Errorf("vault: item %x was left sealed without a record table", id)
+	}
+	if kind == kindAudit {
+		i := t.auditRow(id)
+		if i < 0 || t.audMatched[i] {
+			t.bad = fmt.Errorf("%w: audit item %x met twice or not in the table", errTable, id)
+			return nil
+		}
+		t.audMatched[i] = true
+		// The body is checked as an opened one is, and copied into the
+		// chain's own chunks.
+		if err := s.audit.add(id, t.auditBody(i)); err != nil {
+			t.bad = fmt.Errorf("%w: %w", errTable, err)
+		}
+		return nil
+	}
+	i := t.row(id)
+	if i < 0 || t.matched[i] {
+		t.bad = fmt.Errorf("%w: item %x met twice or not in the table", errTable, id)
+		return nil
+	}
+	t.matched[i] = true
+	r, err := t.record(i, s.early.engine, s.intern)
+	if err != nil {
+		t.bad = err
+		return nil
+	}
+	s.putRecord(r)
+	return nil
+}
+
+// tableEnd checks, at the payload's end, that the table covered exactly
+// what it says: written at this epoch and every row met. Not so, the
+// replay is done again with every item opened.
+func (s *state) tableEnd(epoch uint64) error {
+	t := s.table
+	if t == nil || !t.skipping {
+		return nil
+	}
+	err := t.bad
+	if err == nil && t.epoch != epoch {
+		err = fmt.Errorf("%w: written at epoch %d, the payload is epoch %d", errTable, t.epoch, epoch)
+	}
+	if err == nil {
+		for i, m := range t.matched {
+			if !m {
+				err = fmt.Errorf("%w: row %d's item is not in the payload as the table names it", errTable, i)
+				break
+			}
+		}
+		for i, m := range t.audMatched {
+			if !m && err == nil {
+				err = fmt.Errorf("%w: audit row %d's item is not in the payload as the table names it", errTable, i)
+			}
+		}
+	}
+	if err != nil {
+		return s.tableRefused(err)
+	}
+	return nil
+}
+
+// tableRefused records why the table was not used and asks vaultfmt for
+// a replay that opens every item.
+func (s *state) tableRefused(err error) error {
+	s.tableRetry = err
+	return fmt.Errorf("%w: %w", vaultfmt.ErrReplayOpened, err)
+}

@@ -1,0 +1,174 @@
+package vaultfmt
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// sealer derives one item listing (id ‖ seal) of every live item, skips
+// on open the items that list names with the same seal, and can refuse
+// what it skipped at the payload's end.
+type sealer struct {
+	*collector
+	kind    Kind
+	derived []byte // the list it read back during the replay
+	refuse  int    // PayloadEnd returns ErrReplayOpened this many times
+	ends    int
+	seals   map[ID]Seal // what DeriveSealed was given
+}
+
+func (s *sealer) DerivedKind() Kind { return s.kind }
+func (s *sealer) Derive(uint64, func(ID) bool) ([]Item, error) {
+	return nil, fmt.Errorf("Derive called on a SealedDeriver")
+}
+func (s *sealer) DeriveSealed(_ uint64, live func(ID) bool, seal func(ID) (Seal, bool)) ([]Item, error) {
+	var list []byte
+	s.seals = map[ID]Seal{}
+	for id, it := range s.items {
+		if it.Kind == s.kind || !live(id) {
+			continue
+		}
+		sl, ok := seal(id)
+		if !ok {
+			return nil, fmt.Errorf("no seal for live item %x", id)
+		}
+		s.seals[id] = sl
+		list = append(append(list, id[:]...), sl[:]...)
+	}
+	return []Item{{ID: testID(900), Kind: s.kind, Body: list}}, nil
+}
+func (s *sealer) Reset() { s.collector.Reset(); s.derived = nil }
+func (s *sealer) Apply(c Change) error {
+	if c.Op == OpPut && c.Item.Kind == s.kind {
+		s.derived = c.Item.Body
+	}
+	if c.Covered && c.Item.Body != nil {
+		return fmt.Errorf("a covered item came with a body")
+	}
+	return s.collector.Apply(c)
+}
+func (s *sealer) SkipOpen() func(ID, Kind, Seal) bool {
+	list := s.derived
+	if list == nil {
+		return nil
+	}
+	return func(id ID, _ Kind, sl Seal) bool {
+		for b := list; len(b) >= 32; b = b[32:] {
+			if bytes.Equal(b[:16], id[:]) && bytes.Equal(b[16:32], sl[:]) {
+				return true
+			}
+		}
+		return false
+	}
+}
+func (s *sealer) PayloadEnd(uint64) error {
+	s.ends++
+	if s.refuse > 0 {
+		s.refuse--
+		return fmt.Errorf("stale: %w", ErrReplayOpened)
+	}
+	return nil
+}
+
+// TestSkipOpenAndReplayAgain: a compaction gives a SealedDeriver the
+// seals of the live items and writes its derived items in frames of their
+// own; a Skipper then gets the payload items it names without their
+// bodies (journal items always opened), and a PayloadEnd that refuses
+// makes the vault replay again opening everything. The bodies fill more
+// than a hundred payload frames, so the frames are opened on several
+// goroutines (the predicate among them; run it with -race).
+func TestSkipOpenAndReplayAgain(t *testing.T) {
+	path, v, c := newTestVault(t)
+	var changes []Change
+	pad := strings.Repeat("p", 24<<10)
+	for i := 1; i <= 300; i++ {
+		changes = append(changes, put(i, fmt.Sprintf("body %d", i)+pad))
+	}
+	mustAppend(t, v, c, changes...)
+	v.Close()
+	s := &sealer{collector: newCollector(), kind: 9}
+	v, err := Open(path, Unlock{Passphrase: testPass}, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Compact(); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.seals) != 300 {
+		t.Fatalf("%d seals given, want 300", len(s.seals))
+	}
+	mustAppend(t, v, s.collector, put(7, "seven again"), put(301, "new"))
+	v.Close()
+
+	for _, refuse := range []int{0, 1} {
+		r := &sealer{collector: newCollector(), kind: 9, refuse: refuse}
+		v, err := Open(path, Unlock{Passphrase: testPass}, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		covered := 0
+		for _, ch := range r.order {
+			if ch.Covered {
+				covered++
+			}
+		}
+		want := 300
+		if refuse > 0 {
+			want = 0
+			if r.ends != 2 || r.resets < 1 {
+				t.Errorf("refused: %d payload ends, %d resets", r.ends, r.resets)
+			}
+		}
+		if covered != want {
+			t.Errorf("refuse %d: %d items covered, want %d", refuse, covered, want)
+		}
+		if got := r.items[testID(7)]; string(got.Body) != "seven again" {
+			t.Errorf("the journal's version of item 7: %q", got.Body)
+		}
+		if got := r.items[testID(301)]; string(got.Body) != "new" {
+			t.Errorf("journal item 301: %q", got.Body)
+		}
+		if refuse > 0 {
+			if got := r.items[testID(5)]; string(got.Body) != "body 5"+pad {
+				t.Errorf("after the second replay item 5 is %q", got.Body)
+			}
+		}
+		v.Close()
+	}
+}
+
+// TestSkipNeedsDerivedFramesOfTheirOwn: the derived items never share a
+// frame with other items, whatever their size.
+func TestSkipNeedsDerivedFramesOfTheirOwn(t *testing.T) {
+	path, v, c := newTestVault(t)
+	mustAppend(t, v, c, put(1, "one"), put(2, "two"))
+	v.Close()
+	s := &sealer{collector: newCollector(), kind: 9}
+	v, err := Open(path, Unlock{Passphrase: testPass}, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Compact(); err != nil {
+		t.Fatal(err)
+	}
+	v.Close()
+	r := &sealer{collector: newCollector(), kind: 9}
+	v, err = Open(path, Unlock{Passphrase: testPass}, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	covered := 0
+	for _, ch := range r.order {
+		if ch.Covered {
+			covered++
+		}
+	}
+	// A frame mixing the derived item with the others would leave none
+	// sealed.
+	if covered != 2 {
+		t.Errorf("%d of 2 items left sealed", covered)
+	}
+}
