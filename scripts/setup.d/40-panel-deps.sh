@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # sets: test
+# lane: apt
 # What the desktop panel (cmd/compartment-panel, Gio) needs: a C compiler
 # and pkg-config for cgo; the X11, xkbcommon, Wayland, EGL and Vulkan
 # headers Gio's window compiles against (OpenGL ES and Vulkan themselves are

@@ -16,8 +16,8 @@ if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
 		sudo=""
 		[ "$(id -u)" = 0 ] || sudo="sudo"
 		export DEBIAN_FRONTEND=noninteractive
-		$sudo apt-get install -y --no-install-recommends nodejs npm ||
-			{ $sudo apt-get update && $sudo apt-get install -y --no-install-recommends nodejs npm; }
+		$sudo apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends nodejs npm ||
+			{ $sudo apt-get -o DPkg::Lock::Timeout=600 update && $sudo apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends nodejs npm; }
 	else
 		echo "mcp client: Node.js 18+ and npm are needed for the MCP end-to-end tests" >&2
 		exit 1

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # sets: test
+# lane: apt
 # Headless Chromium from Debian for the dashboard's browser test
 # (internal/dash, driven from Go with chromedp), and one font family so pages
 # render text the same way everywhere. Idempotent: skipped when chromium is

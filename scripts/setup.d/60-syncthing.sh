@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# lane: apt
 # Syncthing and rsync from Debian for the sync tests (internal/devsync):
 # two real Syncthing instances on 127.0.0.1 move a sync folder between two
 # vaults, and rsync copies one in random order as any other engine would.
