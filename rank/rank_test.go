@@ -216,7 +216,8 @@ func TestConfidenceScaleFree(t *testing.T) {
 		var got []float64
 		for _, cal := range []Calibration{SpecCalibration, static} {
 			cos := cal.CosFloor + x*(cal.CosCeil-cal.CosFloor)
-			got = append(got, Confidence(Answer{Relevance: Relevance(Signals{PVec: cal.PVec(cos)}), Lead: 1, First: true}))
+			pv := cal.PVec(cos)
+			got = append(got, Confidence(Answer{Relevance: Relevance(Signals{PVec: pv}), Lead: 1, First: true, PVec: pv}))
 		}
 		if !near(got[0], got[1]) || Match(got[0]) != Match(got[1]) {
 			t.Errorf("cosine at %.2f of the calibrated range: bge-small confidence %v, static %v", x, got[0], got[1])
@@ -288,6 +289,18 @@ func TestConfidence(t *testing.T) {
 	if !(Confidence(lit) > Confidence(base)) || !(Confidence(first) > Confidence(base)) {
 		t.Error("the literal channel's first place or the answer's first place adds nothing")
 	}
+	// The semantic probability adds evidence; words no record holds take
+	// it away, and both are read inside [0, 1] only.
+	sem, novel := first, first
+	sem.PVec, novel.Novel = 0.5, 0.5
+	if !(Confidence(sem) > Confidence(first)) || !(Confidence(novel) < Confidence(first)) {
+		t.Errorf("p_vec or novelty: %v, %v against %v", Confidence(sem), Confidence(novel), Confidence(first))
+	}
+	past, edge := first, first
+	past.PVec, past.Novel, edge.PVec, edge.Novel = 2, 3, 1, 1
+	if !near(Confidence(past), Confidence(edge)) {
+		t.Errorf("p_vec or novelty past 1 still change the confidence: %v, want %v", Confidence(past), Confidence(edge))
+	}
 	other, unknown := first, first
 	other.Entity, unknown.Unknown = EntityFactor(0), true
 	if !near(Confidence(other), 0.5*Confidence(first)) || !near(Confidence(unknown), WUnknown*Confidence(first)) {
@@ -319,6 +332,12 @@ func TestConfidenceLabels(t *testing.T) {
 		// memory answers shares its topic word with a few records, and the
 		// best of them leads the next, but stands out of nothing.
 		{"near miss: leads the next, stands out of nothing", Answer{Relevance: 0.6, Lead: 0.6, Standout: 0.5, First: true}, MatchWeak},
+		// A paraphrase the model finds close in meaning: likely, where the
+		// same evidence without the semantic channel's say is weak, and a
+		// question half in words no record holds is weak again.
+		{"paraphrase close in meaning", Answer{Relevance: 0.45, Lead: 0.4, Standout: 1.5, First: true, PVec: 0.5}, MatchLikely},
+		{"the same without the model's say", Answer{Relevance: 0.45, Lead: 0.4, Standout: 1.5, First: true}, MatchWeak},
+		{"the same in words the vault never saw", Answer{Relevance: 0.45, Lead: 0.4, Standout: 1.5, First: true, PVec: 0.5, Novel: 0.5}, MatchWeak},
 		{"weak evidence, no lead", Answer{Relevance: 0.3, Lead: 0.05, Standout: 2, First: true}, MatchWeak},
 		{"lone candidate with faint evidence", Answer{Relevance: 0.1, Lead: LeadCap, First: true}, MatchWeak},
 		{"another entity than the one named is not likely", Answer{Relevance: 0.9, Lead: 1, LiteralFirst: true, First: true, Entity: EntityFactor(0)}, MatchWeak},
@@ -594,5 +613,19 @@ func TestSemanticReliability(t *testing.T) {
 	}
 	if got, want := Relevance(Signals{PVec: 0.5, Unseen: 0.5}), 1-math.Pow(0.5, 0.5); !near(got, want) {
 		t.Fatalf("unseen 0.5: relevance %v, want %v", got, want)
+	}
+}
+
+func TestNovelty(t *testing.T) {
+	for _, tc := range []struct{ novel, total, want float64 }{
+		{0, 10, 0},      // every word is held by some record
+		{2.5, 10, 0.25}, // a quarter of the information in unseen words
+		{10, 10, 1},     // nothing the vault holds
+		{3, 0, 0},       // no information: nothing to share
+		{12, 10, 1},     // bounded
+	} {
+		if got := Novelty(tc.novel, tc.total); !near(got, tc.want) {
+			t.Errorf("Novelty(%v, %v) = %v, want %v", tc.novel, tc.total, got, tc.want)
+		}
 	}
 }

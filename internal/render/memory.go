@@ -218,8 +218,8 @@ func explainHit(w io.Writer, h vault.SearchHit) {
 	if e.Rare {
 		rare = ", holds a rare query word"
 	}
-	fmt.Fprintf(w, "       confidence %.3f (%s): relevance %.3f, lead %+.3f over the next candidate, standout %+.3f over the 20th%s\n",
-		h.Confidence, h.Match, e.Relevance, e.Lead, e.Standout, rare)
+	fmt.Fprintf(w, "       confidence %.3f (%s): relevance %.3f, lead %+.3f over the next candidate, standout %+.3f over the 20th, p_vec %.3f, %.2f of the query unseen by the vault%s\n",
+		h.Confidence, h.Match, e.Relevance, e.Lead, e.Standout, e.PVec, e.Novel, rare)
 }
 
 // OpinionsAudit is the opinion audit's report: backfilled facts, the

@@ -104,6 +104,9 @@ type Explanation struct {
 	// Entity is rank.EntityFactor: below 1 when the query names an
 	// entity this record does not hold.
 	Entity float64 `json:"entity"`
+	// Novel is rank.Novelty: the share of the query's information in
+	// words no record holds (what Confidence reads beside PVec).
+	Novel float64 `json:"novel"`
 }
 
 // QueryTerm is one term of the query as the literal channel read it.
@@ -157,6 +160,7 @@ func (e *Engine) Search(q Query) ([]Result, error) {
 	r.semantic = q.Vector != nil && e.vec != nil && e.vec.Len() > 0
 	r.unseen = r.unseenShare()
 	r.entities, r.entityInfo, r.unknownNamed = r.namedTerms()
+	r.novel = r.novelty()
 	pool := rank.PoolSize
 	for attempt := 0; ; attempt++ {
 		cands := r.gather(pool)
@@ -183,6 +187,7 @@ type run struct {
 	// (rank.UnknownFactor).
 	unknownNamed bool
 	unseen       float64 // share of the query's information the model cannot read
+	novel        float64 // share of the query's information no record holds (rank.Novelty)
 	// What the last gather saw at the edge of each pool, to bound the
 	// score of records beyond it.
 	vecFull, lexFull bool
@@ -223,6 +228,19 @@ func (r *run) unseenShare() float64 {
 		}
 	}
 	return min(unseen/r.lex.TotalInfo, 1)
+}
+
+// novelty is rank.Novelty of the query: the share of its information
+// (Σ I(t) over its terms) in terms no record holds, nor any variant of.
+func (r *run) novelty() float64 {
+	novel, total := 0.0, 0.0
+	for _, t := range r.lex.Terms {
+		total += t.Info
+		if t.DF == 0 {
+			novel += t.Info
+		}
+	}
+	return rank.Novelty(novel, total)
 }
 
 // gather builds the candidate pool: the best pool windows (each record by
@@ -600,7 +618,8 @@ func (r *run) results(kept []*candidate, picked []int) []Result {
 		lead := rank.Lead(weighed(c), other)
 		standout := rank.Standout(weighed(c), reference)
 		conf := rank.Confidence(rank.Answer{Relevance: c.scored.Relevance, Lead: lead, Standout: standout,
-			LiteralFirst: c.sig.RankLex == 1, First: n == 0, Entity: c.entity, Unknown: r.unknownNamed})
+			LiteralFirst: c.sig.RankLex == 1, First: n == 0, Entity: c.entity, Unknown: r.unknownNamed,
+			PVec: c.sig.PVec, Novel: r.novel})
 		if n == 0 {
 			firstConf, firstWeighed = conf, weighed(c)
 		} else if firstWeighed > 0 {
@@ -610,7 +629,7 @@ func (r *run) results(kept []*candidate, picked []int) []Result {
 		if r.q.Explain {
 			res.Explain = r.explain(c)
 			res.Explain.Relevance, res.Explain.Lead, res.Explain.Rare, res.Explain.Entity = c.scored.Relevance, lead, c.scored.Rare, c.entity
-			res.Explain.Standout = standout
+			res.Explain.Standout, res.Explain.Novel = standout, r.novel
 		}
 		out = append(out, res)
 	}
