@@ -182,6 +182,13 @@ func Search(out, errw io.Writer, res vault.SearchResult, explain bool) {
 		if h.UpdatedBy != "" {
 			fmt.Fprintf(out, "       not current: updated by %s\n", h.UpdatedBy[:12])
 		}
+		if len(h.Replaces) > 0 {
+			short := make([]string, len(h.Replaces))
+			for i, id := range h.Replaces {
+				short[i] = id[:min(12, len(id))]
+			}
+			fmt.Fprintf(out, "       current: replaces %s (--history shows them)\n", strings.Join(short, ", "))
+		}
 		if h.MaybeUpdatedBy != "" {
 			fmt.Fprintf(out, "       may not be current: %s, newer, names another choice\n", h.MaybeUpdatedBy[:12])
 		}
