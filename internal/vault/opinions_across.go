@@ -126,10 +126,10 @@ func (b *batch) linkUpdate(r, old *Record) error {
 // updates ([PredicateUpdates]) to that newer one (the newest, when
 // several). The caller holds v.mu.
 func (v *Vault) updatedBy() map[string]*Record {
-	out := map[string]*Record{}
 	if len(v.st.relations) == 0 {
-		return out
+		return nil
 	}
+	out := map[string]*Record{}
 	for _, rel := range v.st.relations {
 		if rel.Predicate != PredicateUpdates || rel.Src != rel.Subject || !v.canRead(rel.Namespace) {
 			continue
@@ -161,7 +161,8 @@ func (v *Vault) liveSuccessor(r *Record) *Record {
 }
 
 // currentOpinionsFirst gives each holder's aspect one current opinion in
-// the answer. It marks each hit that a newer opinion updates with that
+// the answer. updated is [Vault.updatedBy]'s map, which it may extend. It
+// marks each hit that a newer opinion updates with that
 // opinion's id, and ranks the newer one just above it: moved up when it is
 // among the hits, brought in (if the search's filter lets it) when it is
 // not. With history, the superseded opinions among the hits
@@ -170,12 +171,14 @@ func (v *Vault) liveSuccessor(r *Record) *Record {
 // history, the marked ones whose newer opinion is in the answer are left
 // out of it, and the current one lists them in Replaces. The caller holds
 // v.mu.
-func (v *Vault) currentOpinionsFirst(hits []SearchHit, keep func(*Record) bool, dated, history bool) []SearchHit {
+func (v *Vault) currentOpinionsFirst(hits []SearchHit, keep func(*Record) bool, updated map[string]*Record, dated, history bool) []SearchHit {
 	if !slices.ContainsFunc(hits, func(h SearchHit) bool { return h.Kind == KindOpinion }) {
 		return hits
 	}
-	updated := v.updatedBy()
 	if history && !dated {
+		if updated == nil {
+			updated = map[string]*Record{}
+		}
 		for _, h := range hits {
 			if r := v.st.records[h.ID]; r != nil && !r.Live() && r.Kind == KindOpinion {
 				if next := v.liveSuccessor(r); next != nil && v.canRead(next.Namespace) {
@@ -245,17 +248,6 @@ func newestUpdate(updated map[string]*Record, id string) *Record {
 		newer = next
 	}
 	return newer
-}
-
-// updatedCount is how many live opinions a newer one updates: the most
-// that [Vault.currentOpinionsFirst] can leave out of one answer, apart
-// from superseded ones, which search never finds without history. The
-// caller holds v.mu.
-func (v *Vault) updatedCount() int {
-	if len(v.st.relations) == 0 {
-		return 0
-	}
-	return len(v.updatedBy())
 }
 
 // replacedOpinions are the superseded opinions the filter keeps whose live

@@ -141,12 +141,13 @@ func (v *Vault) Recall(req SearchRequest) (SearchResult, error) {
 	for _, r := range then {
 		ix.add(r)
 	}
-	current := !req.History && !span.dated()
+	updated := v.updatedBy()
 	topK := req.TopK
-	if topK > 0 && current {
+	if topK > 0 && !req.History && !span.dated() {
 		// Room for the older opinions the answer leaves out, so that it
-		// still holds TopK when enough match.
-		topK += v.updatedCount()
+		// still holds TopK when enough match (superseded ones take no
+		// part in a search without history).
+		topK += len(updated)
 	}
 	results, err := ix.engine.Search(search.Query{
 		Text: req.Query, Vector: qvec, TopK: topK, Namespaces: v.population(req),
@@ -172,7 +173,7 @@ func (v *Vault) Recall(req SearchRequest) (SearchResult, error) {
 		}
 		return SearchResult{}, err
 	}
-	hits = v.currentOpinionsFirst(hits, keep, span.dated(), req.History)
+	hits = v.currentOpinionsFirst(hits, keep, updated, span.dated(), req.History)
 	if req.TopK > 0 && len(hits) > req.TopK {
 		hits = hits[:req.TopK]
 	}
