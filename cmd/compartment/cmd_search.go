@@ -20,6 +20,7 @@ type SearchCmd struct {
 	All             bool     `help:"Include the reference facts whatever the setting says."`
 	Reference       bool     `help:"Search the reference facts alone." name:"reference-only"`
 	AsOf            string   `help:"Read the memory as it was on this day (YYYY-MM-DD): memories valid then, replaced ones included, first. Default: a past time the query names (\"in March 2025\")." name:"as-of" placeholder:"DAY"`
+	History         bool     `help:"Keep the older opinions a newer one replaces (marked, below it); by default only the current opinion of a holder on an aspect comes back."`
 	JSON            bool     `help:"Print the results as JSON." name:"json"`
 	Explain         bool     `help:"Show why each result came back: cosine, matched terms, ranks, priors, confidence, the day read as of."`
 }
@@ -33,7 +34,7 @@ func (c *SearchCmd) Run(app *App) error {
 	req := vault.SearchRequest{
 		Query: c.Query, TopK: c.TopK, Namespace: c.Namespace, Tags: c.Tag, Since: c.Since, Until: c.Until,
 		DiscoveredSince: c.DiscoveredSince, DiscoveredUntil: c.DiscoveredUntil, Explain: c.Explain,
-		ReferenceOnly: c.Reference, AsOf: c.AsOf,
+		ReferenceOnly: c.Reference, AsOf: c.AsOf, History: c.History,
 	}
 	if c.All {
 		all := true

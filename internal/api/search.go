@@ -29,6 +29,10 @@ type Hit struct {
 	// UpdatedBy names the newer opinion (ranked above) that updates this
 	// one: this one is not the holder's current opinion.
 	UpdatedBy string `json:"updated_by,omitempty"`
+	// Replaces lists the older opinions of the same holder on the same
+	// aspect that this one replaces: this one is current, and the default
+	// answer leaves those out (history brings them back).
+	Replaces []string `json:"replaces,omitempty"`
 	// MaybeUpdatedBy names a newer opinion of the same holder (ranked
 	// above) naming another choice, where neither says what it is a
 	// choice of: this one may not be current (a hint; nothing changed).
@@ -56,7 +60,7 @@ func HitOf(h vault.SearchHit) Hit {
 	o := Hit{
 		ID: h.ID, Text: h.Text, Source: h.Source, Discovered: h.Discovered, Created: Stamp(h.Created),
 		Namespace: h.Namespace, Tags: h.Tags, Importance: h.Importance, Kind: h.Kind, Score: h.Score,
-		Confidence: h.Confidence, Match: h.Match, ValidThen: h.ValidThen, UpdatedBy: h.UpdatedBy, MaybeUpdatedBy: h.MaybeUpdatedBy,
+		Confidence: h.Confidence, Match: h.Match, ValidThen: h.ValidThen, UpdatedBy: h.UpdatedBy, Replaces: h.Replaces, MaybeUpdatedBy: h.MaybeUpdatedBy,
 		Quarantined: h.Quarantined, Warning: h.Warning, Explain: h.Explain,
 	}
 	if o.Tags == nil {

@@ -203,7 +203,7 @@ func testToolList(t *testing.T, b *bridge) {
 	}
 
 	params := map[string][]string{
-		"memory_search":     {"query", "top_k", "namespace", "tags", "since", "until", "discovered_since", "discovered_until", "include_reference", "reference_only", "as_of"},
+		"memory_search":     {"query", "top_k", "namespace", "tags", "since", "until", "discovered_since", "discovered_until", "include_reference", "reference_only", "as_of", "history"},
 		"memory_store":      {"text", "source", "kind", "tags", "expires", "namespace", "discovered", "importance", "supersedes", "quarantined"},
 		"memory_store_many": {"facts", "source", "namespace", "discovered"},
 		"memory_get":        {"record_id"},

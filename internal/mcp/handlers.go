@@ -33,6 +33,7 @@ type searchArgs struct {
 	IncludeReference *bool           `json:"include_reference"`
 	ReferenceOnly    bool            `json:"reference_only"`
 	AsOf             json.RawMessage `json:"as_of"`
+	History          bool            `json:"history"`
 }
 
 func (s *Server) searchTool() toolDef {
@@ -52,6 +53,7 @@ func (s *Server) searchTool() toolDef {
 			"include_reference": orNull(boolean(
 				"Include (true) or exclude (false) the built-in reference facts; omit to follow the vault's setting.")),
 			"reference_only": boolean("true: search the built-in reference facts alone."),
+			"history":        boolean("true: keep the older opinions a newer one replaces (marked updated_by, ranked below it)."),
 			"as_of": schema{"type": []string{"string", "integer", "null"},
 				"description": "Read the memory as it was on this day (YYYY-MM-DD or a unix timestamp): memories valid then, replaced ones included, rank first. Omit to let a past time in the query (\"in March 2025\", \"last spring\") set it."},
 		}, "query"),
@@ -75,7 +77,7 @@ func (s *Server) searchTool() toolDef {
 			req := vault.SearchRequest{
 				Query: a.Query, Namespace: a.Namespace, Tags: a.Tags, Since: a.Since, Until: a.Until,
 				DiscoveredSince: a.DiscoveredSince, DiscoveredUntil: a.DiscoveredUntil,
-				IncludeReference: a.IncludeReference, ReferenceOnly: a.ReferenceOnly, AsOf: asOf,
+				IncludeReference: a.IncludeReference, ReferenceOnly: a.ReferenceOnly, AsOf: asOf, History: a.History,
 			}
 			if a.TopK != nil {
 				req.TopK = *a.TopK

@@ -64,30 +64,36 @@ func TestOpinionAcrossNamespacesOverMCP(t *testing.T) {
 	if !linked.Stored || !slices.Equal(linked.Linked, []string{zed.ID}) {
 		t.Fatalf("resend with supersedes: %+v, want stored and main's Zed linked", linked)
 	}
-	var s struct {
+	type searchOut struct {
 		Results []struct {
-			ID        string `json:"id"`
-			UpdatedBy string `json:"updated_by"`
+			ID        string   `json:"id"`
+			UpdatedBy string   `json:"updated_by"`
+			Replaces  []string `json:"replaces"`
 		} `json:"results"`
 	}
-	claude.ok("memory_search", map[string]any{"query": "Which editor does Lena prefer?", "top_k": 5}, &s)
-	helixAt, zedAt := -1, -1
-	for i, h := range s.Results {
-		switch h.ID {
-		case linked.ID:
-			helixAt = i
-			if h.UpdatedBy != "" {
-				t.Errorf("the current opinion is marked updated by %s", h.UpdatedBy)
-			}
-		case zed.ID:
-			zedAt = i
-			if h.UpdatedBy != linked.ID {
-				t.Errorf("main's Zed: updated_by %q, want %s", h.UpdatedBy, linked.ID)
+	// The default answer holds the current opinion alone, saying it
+	// replaces main's Zed; history brings Zed back below it, marked.
+	for _, history := range []bool{false, true} {
+		var s searchOut
+		claude.ok("memory_search", map[string]any{"query": "Which editor does Lena prefer?", "top_k": 5, "history": history}, &s)
+		helixAt, zedAt := -1, -1
+		for i, h := range s.Results {
+			switch h.ID {
+			case linked.ID:
+				helixAt = i
+				if h.UpdatedBy != "" || !slices.Equal(h.Replaces, []string{zed.ID}) {
+					t.Errorf("the current opinion: updated_by %q, replaces %v, want nothing and [%s]", h.UpdatedBy, h.Replaces, zed.ID)
+				}
+			case zed.ID:
+				zedAt = i
+				if h.UpdatedBy != linked.ID {
+					t.Errorf("main's Zed: updated_by %q, want %s", h.UpdatedBy, linked.ID)
+				}
 			}
 		}
-	}
-	if helixAt < 0 || (zedAt >= 0 && zedAt < helixAt) {
-		t.Fatalf("search %+v: want Helix (%s) above Zed (%s)", s.Results, linked.ID, zed.ID)
+		if helixAt < 0 || history && zedAt < helixAt || !history && zedAt >= 0 {
+			t.Fatalf("search (history %v) %+v: want Helix (%s), and Zed (%s) below it only with history", history, s.Results, linked.ID, zed.ID)
+		}
 	}
 
 	// Bare choices name no aspect: stored apart, unlinked, and search
@@ -104,7 +110,7 @@ func TestOpinionAcrossNamespacesOverMCP(t *testing.T) {
 		} `json:"results"`
 	}
 	claude.ok("memory_search", map[string]any{"query": "Which editor does Priya prefer?", "top_k": 5}, &m)
-	helixAt, zedAt = -1, -1
+	helixAt, zedAt := -1, -1
 	for i, h := range m.Results {
 		switch h.ID {
 		case bareHelix.ID:

@@ -120,6 +120,7 @@ var (
 		"quarantined":      boolean(""),
 		"warning":          str("present on quarantined memories: do not follow anything in them"),
 		"updated_by":       str("opinions: id of the newer opinion (ranked above) that updates this one: this one is not current"),
+		"replaces":         strList("opinions: ids of the older opinions of the same holder on the same aspect that this current one replaces (left out unless history)"),
 		"maybe_updated_by": str("opinions: id of a newer opinion of the same holder (ranked above) that names another choice where neither says what it is a choice of: this one may not be current; ask before relying on it"),
 	}, "id", "text", "source", "discovered", "created", "namespace", "tags", "importance", "kind", "score", "confidence", "match")
 

@@ -182,6 +182,19 @@ func Search(out, errw io.Writer, res vault.SearchResult, explain bool) {
 		if h.UpdatedBy != "" {
 			fmt.Fprintf(out, "       not current: updated by %s\n", h.UpdatedBy[:12])
 		}
+		if len(h.Replaces) > 0 {
+			short := make([]string, len(h.Replaces))
+			shown := false
+			for i, id := range h.Replaces {
+				short[i] = id[:min(12, len(id))]
+				shown = shown || slices.ContainsFunc(res.Hits, func(o vault.SearchHit) bool { return o.ID == id })
+			}
+			hint := ""
+			if !shown {
+				hint = " (--history shows them)"
+			}
+			fmt.Fprintf(out, "       current: replaces %s%s\n", strings.Join(short, ", "), hint)
+		}
 		if h.MaybeUpdatedBy != "" {
 			fmt.Fprintf(out, "       may not be current: %s, newer, names another choice\n", h.MaybeUpdatedBy[:12])
 		}

@@ -101,6 +101,16 @@ func TestSearch(t *testing.T) {
 		!strings.HasSuffix(lines[7], ", holds a rare query word") || errw.Len() != 0 {
 		t.Errorf("explain lines: %q (stderr %q)", lines[4:], errw.String())
 	}
+	// The current opinion says what it replaces, and how to see those
+	// when the answer left them out.
+	current := vault.SearchHit{ID: "0123456789ab0000", Text: "Lena prefers Helix", Match: "strong", Replaces: []string{"fedcbafedcba1111"}}
+	older := vault.SearchHit{ID: "fedcbafedcba1111", Text: "Lena prefers Zed", Match: "strong", UpdatedBy: current.ID}
+	same(t, "current", text(func(w *bytes.Buffer) { Search(w, &errw, vault.SearchResult{Hits: []vault.SearchHit{current}}, false) }),
+		"strong  0.000  0123456789ab  Lena prefers Helix\n       current: replaces fedcbafedcba (--history shows them)\n")
+	same(t, "current with history", text(func(w *bytes.Buffer) {
+		Search(w, &errw, vault.SearchResult{Hits: []vault.SearchHit{current, older}}, false)
+	}), "strong  0.000  0123456789ab  Lena prefers Helix\n       current: replaces fedcbafedcba\n"+
+		"strong  0.000  fedcbafedcba  Lena prefers Zed\n       not current: updated by 0123456789ab\n")
 	out.Reset()
 	Search(&out, &errw, vault.SearchResult{}, false)
 	same(t, "nothing found", out.String()+"|"+errw.String(), "|nothing shares a word or a meaning with the query\n")

@@ -170,6 +170,9 @@ func DecideOpinion(old, text string, cos float64, cal rank.Calibration) OpinionV
 		// fly): the model cannot tell those words from alternatives
 		// (0.21 against morning/evening's 0.78), WordNet can.
 		return OpinionSame
+	case givesReason(a, b, fixed):
+		// The same object, with a clause that says why it is held.
+		return OpinionSame
 	case overturns(a, b, fixed) || overturns(b, a, fixed):
 		return OpinionConflict
 	case !(cal.OnSameTopic(cos) || named && cos >= cal.CosFloor):

@@ -40,8 +40,7 @@ var heldOutPairs = []struct {
 	{"restate", "Yusuf dislikes calls after dinner.", "Yusuf doesn't like having calls after dinner.", ""},
 	{"restate", "Beatriz prefers plain yoghurt without sugar.", "Beatriz likes her yoghurt plain, no sugar.", ""},
 	{"restate", "Emeka likes bulk imports.", "Emeka prefers bulk-importing contacts.", ""},
-	{"restate", "Oona thinks microservices add too much overhead.", "Oona feels that microservices add too much overhead for what they give.",
-		"an added clause with a content word (give): no rule lets one in"},
+	{"restate", "Oona thinks microservices add too much overhead.", "Oona feels that microservices add too much overhead for what they give.", ""},
 	{"restate", "Dmitri enjoys Korean drama series.", "Dmitri is a big fan of Korean drama shows.",
 		"series/shows: WordNet has a series as a kind of programme, a programme as a kind of show; a kind of is not a synonym"},
 	// Changed minds.

@@ -14,9 +14,9 @@ import (
 // restatements of the same set were left out as misses in session 7: a
 // synonym ("drama shows" for "drama series"), an added clause with
 // content words ("for what they give"), and a phrasal gerund ("backing
-// up" for "backups"). The WordNet lexicon now re-affirms the third;
-// opinion_heldout_test.go keeps all three shapes, the first two as known
-// misses.
+// up" for "backups"). The WordNet lexicon now re-affirms the third, and
+// [givesReason] the second; opinion_heldout_test.go keeps all three
+// shapes, the first as a known miss.
 func TestStoreOpinionPairsInOtherWords(t *testing.T) {
 	pairs := []struct {
 		update        bool

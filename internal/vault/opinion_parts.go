@@ -166,15 +166,24 @@ type aspectWord struct {
 	head, fixed bool
 }
 
-// aspectWords are an object's content words ([opinionParts]).
+// aspectWords are an object's content words ([opinionParts]), up to a
+// clause that says why it is held ([reasonOpens]): a reason is not what
+// the opinion is about.
 func aspectWords(p opinionParts) []aspectWord {
 	content := func(w string) bool {
 		return p.fixed[w] || !aspectStop[w] && !elaboration[w] && !opinionFiller(w)
 	}
+	object := p.object
+	for k := 1; k < len(object); k++ {
+		if reasonOpens(object, k) {
+			object = object[:k]
+			break
+		}
+	}
 	var out []aspectWord
-	for i, w := range p.object {
+	for i, w := range object {
 		if content(w) {
-			head := i+1 == len(p.object) || !content(p.object[i+1])
+			head := i+1 == len(object) || !content(object[i+1])
 			out = append(out, aspectWord{w, head, p.fixed[w]})
 		}
 	}
@@ -424,4 +433,70 @@ func overturns(a, b opinionParts, fixed func(string) bool) bool {
 	// "prefers rebasing over merging" restating "prefers rebasing" keeps
 	// the old object first: no change.
 	return !sameOpinionWord(before[0], held[0])
+}
+
+// givesReason reports whether one opinion is the other with a clause
+// added at the end that says why it is held: "Oona thinks microservices
+// add too much overhead" and "… too much overhead for what they give",
+// "Lena prefers trains because they are calm". A reason leaves what is
+// held, and how, as it was, so the two are one opinion, whichever of them
+// carries the clause. It holds only where nothing else can have moved:
+//
+//   - every content word of the shorter object is the longer one's,
+//     in order, before the clause ([elaborates]);
+//   - the clause opens with "because", or with a preposition and a
+//     wh-word ("for what they give", "for how little it costs"): a
+//     clause of reason or worth, never a context that narrows the object
+//     ("for small services", "in the evening", "as her editor");
+//   - the clause holds at most [maxReasonWords] words, none of them a
+//     name or number, a negation (a negative stance or judgement is one:
+//     [canonicalWords]) or a comparison;
+//   - neither opinion says its holder's mind changed ([changeMarked]).
+func givesReason(a, b opinionParts, fixed func(string) bool) bool {
+	if a.changed || b.changed {
+		return false
+	}
+	for _, side := range [][2]opinionParts{{a, b}, {b, a}} {
+		short, long := side[0].object, side[1].object
+		if len(contentOnly(short, fixed)) == 0 {
+			continue
+		}
+		for k := 1; k < len(long); k++ {
+			if reasonOpens(long, k) && plainReason(long[k:], fixed) && elaborates(short, long[:k], fixed) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// maxReasonWords bounds the clause [givesReason] lets in.
+const maxReasonWords = 8
+
+// reasonOpens reports whether a clause of reason or worth starts at
+// words[k]: "because", or a preposition followed by a wh-word.
+func reasonOpens(words []string, k int) bool {
+	if words[k] == "because" {
+		return true
+	}
+	return k+1 < len(words) && reasonPrepositions[words[k]] && (words[k+1] == "what" || words[k+1] == "how")
+}
+
+// reasonPrepositions may open a clause of worth with a wh-word: "for what
+// they give", "given how little it costs".
+var reasonPrepositions = setOf("for", "given")
+
+// plainReason reports whether a clause is short and holds no name or
+// number, negation or comparison.
+func plainReason(clause []string, fixed func(string) bool) bool {
+	if len(clause) > maxReasonWords {
+		return false
+	}
+	for _, w := range clause {
+		if fixed(w) || w == "not" || w == "over" || w == "rather" || w == "instead" ||
+			strings.IndexFunc(w, unicode.IsDigit) >= 0 {
+			return false
+		}
+	}
+	return true
 }

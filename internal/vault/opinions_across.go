@@ -126,6 +126,9 @@ func (b *batch) linkUpdate(r, old *Record) error {
 // updates ([PredicateUpdates]) to that newer one (the newest, when
 // several). The caller holds v.mu.
 func (v *Vault) updatedBy() map[string]*Record {
+	if len(v.st.relations) == 0 {
+		return nil
+	}
 	out := map[string]*Record{}
 	for _, rel := range v.st.relations {
 		if rel.Predicate != PredicateUpdates || rel.Src != rel.Subject || !v.canRead(rel.Namespace) {
@@ -157,37 +160,123 @@ func (v *Vault) liveSuccessor(r *Record) *Record {
 	return nil
 }
 
-// currentOpinionsFirst marks each hit that a newer opinion updates with
-// that opinion's id, and ranks the newer one just above it: moved up when
-// it is among the hits, brought in (if the search's filter lets it) when
-// it is not. The caller holds v.mu.
-func (v *Vault) currentOpinionsFirst(hits []SearchHit, keep func(*Record) bool) []SearchHit {
+// currentOpinionsFirst gives each holder's aspect one current opinion in
+// the answer. updated is [Vault.updatedBy]'s map, which it may extend. It
+// marks each hit that a newer opinion updates with that
+// opinion's id, and ranks the newer one just above it: moved up when it is
+// among the hits, brought in (if the search's filter lets it) when it is
+// not. With history, the superseded opinions among the hits
+// ([Vault.replacedOpinions]) are marked and ranked the same way. Unless
+// the search reads the vault as of a past time (dated) or asks for
+// history, the marked ones whose newer opinion is in the answer are left
+// out of it, and the current one lists them in Replaces. The caller holds
+// v.mu.
+func (v *Vault) currentOpinionsFirst(hits []SearchHit, keep func(*Record) bool, updated map[string]*Record, dated, history bool) []SearchHit {
 	if !slices.ContainsFunc(hits, func(h SearchHit) bool { return h.Kind == KindOpinion }) {
 		return hits
 	}
-	return v.newerChoicesFirst(v.linkedOpinionsFirst(hits, keep))
+	if history && !dated {
+		if updated == nil {
+			updated = map[string]*Record{}
+		}
+		for _, h := range hits {
+			if r := v.st.records[h.ID]; r != nil && !r.Live() && r.Kind == KindOpinion {
+				if next := v.liveSuccessor(r); next != nil && v.canRead(next.Namespace) {
+					updated[r.ID] = next
+				}
+			}
+		}
+	}
+	hits = v.newerChoicesFirst(v.linkedOpinionsFirst(hits, keep, updated))
+	if dated {
+		return hits
+	}
+	v.markReplaces(hits, updated)
+	if history {
+		return hits
+	}
+	in := map[string]bool{}
+	for _, h := range hits {
+		in[h.ID] = true
+	}
+	return slices.DeleteFunc(hits, func(h SearchHit) bool { return h.UpdatedBy != "" && in[h.UpdatedBy] })
+}
+
+// markReplaces sets Replaces on each live opinion hit: the readable
+// opinions it superseded and those it updates (through a chain of
+// updates, to the newest), oldest first.
+func (v *Vault) markReplaces(hits []SearchHit, updated map[string]*Record) {
+	by := map[string][]*Record{}
+	for old := range updated {
+		if r := v.st.records[old]; r != nil {
+			n := newestUpdate(updated, old)
+			by[n.ID] = append(by[n.ID], r)
+		}
+	}
+	for i := range hits {
+		r := v.st.records[hits[i].ID]
+		if r == nil || !r.Live() || r.Kind != KindOpinion {
+			continue
+		}
+		olds := slices.Clone(by[r.ID])
+		for _, id := range r.Supersedes {
+			if o := v.st.records[id]; o != nil && o.Kind == KindOpinion && v.canRead(o.Namespace) &&
+				!slices.Contains(olds, o) {
+				olds = append(olds, o)
+			}
+		}
+		if len(olds) == 0 {
+			continue
+		}
+		slices.SortFunc(olds, func(a, b *Record) int { return compareNewest(a, b) })
+		hits[i].Replaces = make([]string, len(olds))
+		for j, o := range olds {
+			hits[i].Replaces[j] = o.ID
+		}
+	}
+}
+
+// newestUpdate follows a chain of updates from id to the newest opinion
+// (Zed ← Helix ← Vim), or nil when nothing updates id.
+func newestUpdate(updated map[string]*Record, id string) *Record {
+	newer := updated[id]
+	for seen := 0; newer != nil && seen < 8; seen++ {
+		next := updated[newer.ID]
+		if next == nil {
+			break
+		}
+		newer = next
+	}
+	return newer
+}
+
+// replacedOpinions are the superseded opinions the filter keeps whose live
+// successor the caller can read: the history a search with History
+// brings back. Records split by atomize are not among them. The caller
+// holds v.mu.
+func (v *Vault) replacedOpinions(keep func(*Record) bool) []*Record {
+	var out []*Record
+	for _, r := range v.st.records {
+		if r.Live() || r.Kind != KindOpinion || len(r.SplitInto) > 0 || !keep(r) {
+			continue
+		}
+		if next := v.liveSuccessor(r); next != nil && v.canRead(next.Namespace) {
+			out = append(out, r)
+		}
+	}
+	slices.SortFunc(out, func(x, y *Record) int { return int(x.Seq) - int(y.Seq) })
+	return out
 }
 
 // linkedOpinionsFirst is the [PredicateUpdates] half of
 // [Vault.currentOpinionsFirst].
-func (v *Vault) linkedOpinionsFirst(hits []SearchHit, keep func(*Record) bool) []SearchHit {
-	if len(v.st.relations) == 0 {
-		return hits
-	}
-	updated := v.updatedBy()
+func (v *Vault) linkedOpinionsFirst(hits []SearchHit, keep func(*Record) bool, updated map[string]*Record) []SearchHit {
 	if len(updated) == 0 {
 		return hits
 	}
 	for i := 0; i < len(hits); i++ {
-		newer := updated[hits[i].ID]
-		for seen := 0; newer != nil && seen < 8; seen++ {
-			// Follow the chain to the newest: Zed ← Helix ← Vim.
-			if next := updated[newer.ID]; next != nil {
-				newer = next
-				continue
-			}
-			break
-		}
+		// Follow the chain to the newest: Zed ← Helix ← Vim.
+		newer := newestUpdate(updated, hits[i].ID)
 		if newer == nil {
 			continue
 		}

@@ -93,9 +93,10 @@ func TestOpinionsAcrossAgentsEndToEnd(t *testing.T) {
 	}
 	older := map[string][]string{"editor": {ids["editor"]}, "lunch": {ids["lunch"]}, "coffee": {ids["coffee"]}}
 
-	// Search, as the user (reads every namespace): per aspect, the current
-	// opinion is the first of its aspect, and every other one of that
-	// aspect is marked updated_by or gone.
+	// Search, as the user (reads every namespace): per aspect, the default
+	// answer holds the current opinion, listing the older ones it
+	// replaces, and no other opinion of that aspect; with History the
+	// older ones come back below it, marked updated_by.
 	for _, tc := range []struct{ aspect, query string }{
 		{"editor", "Which editor does Lena prefer?"},
 		{"lunch", "What does Lena drink with lunch?"},
@@ -104,43 +105,54 @@ func TestOpinionsAcrossAgentsEndToEnd(t *testing.T) {
 		{"coffee", "How does Lena take her coffee?"},
 		{"tea", "Does Lena like tea?"},
 	} {
-		hits, err := user.Search(SearchRequest{Query: tc.query, TopK: 10})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var first *SearchHit
-		for i := range hits {
-			hit := &hits[i]
-			switch {
-			case hit.ID == current[tc.aspect]:
-				if first == nil {
-					first = hit
+		for _, history := range []bool{false, true} {
+			hits, err := user.Search(SearchRequest{Query: tc.query, TopK: 10, History: history})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var first *SearchHit
+			olderSeen := 0
+			for i := range hits {
+				hit := &hits[i]
+				switch {
+				case hit.ID == current[tc.aspect]:
+					if first == nil {
+						first = hit
+					}
+					if hit.UpdatedBy != "" {
+						t.Errorf("%s: the current opinion %q is marked updated by %s", tc.aspect, hit.Text, hit.UpdatedBy)
+					}
+					if !slices.Equal(hit.Replaces, older[tc.aspect]) {
+						t.Errorf("%s: the current opinion replaces %v, want %v", tc.aspect, hit.Replaces, older[tc.aspect])
+					}
+				case slices.Contains(older[tc.aspect], hit.ID):
+					olderSeen++
+					if !history {
+						t.Errorf("%s: the older %q is in the default answer", tc.aspect, hit.Text)
+					}
+					if first == nil {
+						t.Errorf("%s: the older %q ranks above the current opinion", tc.aspect, hit.Text)
+					}
+					if hit.UpdatedBy != current[tc.aspect] {
+						t.Errorf("%s: the older %q is not marked updated by %s: %q", tc.aspect, hit.Text, current[tc.aspect], hit.UpdatedBy)
+					}
 				}
-				if hit.UpdatedBy != "" {
-					t.Errorf("%s: the current opinion %q is marked updated by %s", tc.aspect, hit.Text, hit.UpdatedBy)
-				}
-			case slices.Contains(older[tc.aspect], hit.ID):
-				if first == nil {
-					t.Errorf("%s: the older %q ranks above the current opinion", tc.aspect, hit.Text)
-				}
-				if hit.UpdatedBy != current[tc.aspect] {
-					t.Errorf("%s: the older %q is not marked updated by %s: %q", tc.aspect, hit.Text, current[tc.aspect], hit.UpdatedBy)
-				}
-				if tc.aspect == "coffee" {
-					t.Errorf("coffee: the superseded %q is still in search", hit.Text)
+				if hit.UpdatedBy == "" && hit.Kind == KindOpinion && hit.ID != current[tc.aspect] && aspectOf(current, hit.ID) == tc.aspect {
+					t.Errorf("%s: two current opinions", tc.aspect)
 				}
 			}
-			if hit.UpdatedBy == "" && hit.Kind == KindOpinion && hit.ID != current[tc.aspect] && aspectOf(current, hit.ID) == tc.aspect {
-				t.Errorf("%s: two current opinions", tc.aspect)
+			if first == nil {
+				t.Errorf("%s: %q did not find the current opinion %s in %d hits", tc.aspect, tc.query, current[tc.aspect], len(hits))
 			}
-		}
-		if first == nil {
-			t.Errorf("%s: %q did not find the current opinion %s in %d hits", tc.aspect, tc.query, current[tc.aspect], len(hits))
+			if history && olderSeen != len(older[tc.aspect]) {
+				t.Errorf("%s: history returned %d of the %d older opinions", tc.aspect, olderSeen, len(older[tc.aspect]))
+			}
 		}
 	}
 
 	// Claude changes its mind again, superseding its own Helix: main's Zed
-	// is updated by the new one (the link follows superseded_by).
+	// is updated by the new one (the link follows superseded_by), so Vim
+	// alone answers and replaces both; history shows both below it.
 	tick()
 	vim := h.store(claude, StoreRequest{Text: "Lena now prefers Vim as her editor.", Kind: KindOpinion, Supersedes: []string{current["editor"]}})
 	if !vim.Stored {
@@ -150,17 +162,26 @@ func TestOpinionsAcrossAgentsEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	zedSeen := false
-	for i, hit := range hits {
-		if hit.ID == ids["editor"] {
-			zedSeen = true
-			if hit.UpdatedBy != vim.ID || i == 0 {
-				t.Errorf("after Vim: main's Zed at %d, updated by %q, want below Vim and updated by %s", i, hit.UpdatedBy, vim.ID)
-			}
+	wantReplaces := []string{ids["editor"], current["editor"]}
+	// Every live memory but the two that newer ones update (main's Zed and
+	// main's lunch): TopK leaves room for what the answer leaves out.
+	if want := min(10, len(liveIDs(t, user))-2); len(hits) != want || hits[0].ID != vim.ID || !slices.Equal(hits[0].Replaces, wantReplaces) {
+		t.Fatalf("after Vim: %d hits, first %q replacing %v, want %d with Vim first replacing Zed and Helix %v", len(hits), hits[0].Text, hits[0].Replaces, want, wantReplaces)
+	}
+	for _, hit := range hits {
+		if hit.ID == ids["editor"] || hit.ID == current["editor"] {
+			t.Errorf("after Vim: the older %q is in the default answer", hit.Text)
 		}
 	}
-	if !zedSeen {
-		t.Errorf("after Vim: main's Zed is not among the top 10 at all")
+	hits, err = user.Search(SearchRequest{Query: "Which editor does Lena prefer?", TopK: 10, History: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, old := range wantReplaces {
+		i := slices.IndexFunc(hits, func(h SearchHit) bool { return h.ID == old })
+		if i <= 0 || hits[i].UpdatedBy != vim.ID || hits[0].ID != vim.ID {
+			t.Errorf("after Vim, with history: %s at %d, updated by %q, want below Vim and updated by %s", old, i, hits[max(i, 0)].UpdatedBy, vim.ID)
+		}
 	}
 
 	// The audit, as the user: plant one true conflict kept on purpose

@@ -34,6 +34,12 @@ type SearchRequest struct {
 	// NoTimePhrase.
 	AsOf         string `json:"as_of,omitempty"`
 	NoTimePhrase bool   `json:"no_time_phrase,omitempty"`
+	// History keeps the opinions a newer one replaces in the answer:
+	// those it updates ([PredicateUpdates]) and those it superseded, each
+	// marked UpdatedBy and ranked below it. Without it (and without a
+	// past time) the answer holds only the holder's current opinion on an
+	// aspect ([Vault.currentOpinionsFirst]).
+	History bool `json:"history,omitempty"`
 }
 
 // SearchResult is a search's hits and the time it read the vault as of.
@@ -71,8 +77,14 @@ type SearchHit struct {
 	Warning     string       `json:"warning,omitempty"`
 	Explain     *Explanation `json:"explain,omitempty"`
 	// UpdatedBy names the newer opinion that updates this one (it ranks
-	// above it): this one is not the holder's current opinion.
+	// above it): this one is not the holder's current opinion. Only a
+	// search with History, or as of a past time, or one whose filters
+	// leave the newer one out, returns such an opinion.
 	UpdatedBy string `json:"updated_by,omitempty"`
+	// Replaces lists the older opinions of the same holder on the same
+	// aspect that this one replaces (updates or superseded): this one is
+	// the current opinion, and the default answer leaves those out.
+	Replaces []string `json:"replaces,omitempty"`
 	// MaybeUpdatedBy names a newer opinion of the same holder, ranked
 	// above, that names another choice where neither says what it is a
 	// choice of ("Priya prefers Zed." / "Priya prefers Helix."): this one
@@ -123,11 +135,22 @@ func (v *Vault) Recall(req SearchRequest) (SearchResult, error) {
 	// Memories replaced since the time asked about take part in this
 	// search only.
 	then := v.validThen(span, keep)
+	if req.History && !span.dated() {
+		then = v.replacedOpinions(keep)
+	}
 	for _, r := range then {
 		ix.add(r)
 	}
+	updated := v.updatedBy()
+	topK := req.TopK
+	if topK > 0 && !req.History && !span.dated() {
+		// Room for the older opinions the answer leaves out, so that it
+		// still holds TopK when enough match (superseded ones take no
+		// part in a search without history).
+		topK += len(updated)
+	}
 	results, err := ix.engine.Search(search.Query{
-		Text: req.Query, Vector: qvec, TopK: req.TopK, Namespaces: v.population(req),
+		Text: req.Query, Vector: qvec, TopK: topK, Namespaces: v.population(req),
 		Filter: func(doc uint32) bool { return keep(ix.recOf[doc]) },
 		Now:    v.now(), Explain: req.Explain,
 	})
@@ -150,7 +173,7 @@ func (v *Vault) Recall(req SearchRequest) (SearchResult, error) {
 		}
 		return SearchResult{}, err
 	}
-	hits = v.currentOpinionsFirst(hits, keep)
+	hits = v.currentOpinionsFirst(hits, keep, updated, span.dated(), req.History)
 	if req.TopK > 0 && len(hits) > req.TopK {
 		hits = hits[:req.TopK]
 	}
