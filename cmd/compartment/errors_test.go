@@ -21,6 +21,7 @@ func TestErrorSentences(t *testing.T) {
 		{[]string{"store", "Priya likes tea"}, []string{"store needs --source, where the fact came from"}, "missing flags"},
 		{[]string{"store", "--source", "from chat"}, []string{"store needs the memory's text"}, `expected "<text>"`},
 		{[]string{"search", "tea", "--top-k", "-1"}, []string{"--top-k takes a whole number of 1 or more, not -1", "leave it out"}, "perhaps try"},
+		{[]string{"search", "tea", "--top-k=-1"}, []string{"--top-k takes a whole number of 1 or more, not -1", "leave it out"}, "is negative"},
 		{[]string{"store", "Priya likes tea", "--source", "from chat", "--importance", "5"},
 			[]string{"--importance must be between 0 and 1, not 5"}, ""},
 		{[]string{"store", "Priya likes tea", "--source", "from chat", "--importance", "-0.5"},
