@@ -168,11 +168,19 @@ func TestOneClaimRules(t *testing.T) {
 		"heading":    "# Notes\nthe port is 5433",
 		"paragraphs": "The port is 5433.\n\nThe user is admin.",
 		"empty":      "   ",
+		"no word":    "-",
+		"dashes":     "— … !",
 	}
 	for name, text := range bad {
 		_, err := v.Store(StoreRequest{Text: text, Source: "from chat"})
 		if !errors.Is(err, ErrInvalid) {
 			t.Errorf("%s: err = %v, want ErrInvalid", name, err)
+			continue
+		}
+		if name == "no word" || name == "dashes" {
+			if !strings.Contains(err.Error(), "no word or number") {
+				t.Errorf("%s: error does not say what is missing: %v", name, err)
+			}
 			continue
 		}
 		if name != "empty" && !strings.Contains(err.Error(), "memory_store_many") {
