@@ -26,7 +26,13 @@ var testPass = []byte("correct horse battery staple")
 func TestMain(m *testing.M) {
 	hermetic.Clear()
 	os.Setenv("COMPARTMENT_UNLOCK_DELAY_MS", "100")
-	os.Exit(m.Run())
+	code := m.Run()
+	if benchPath != "" {
+		// The benchmarks' shared vault (benchVault) outlives each
+		// benchmark; without this every run left one in $TMPDIR.
+		os.RemoveAll(filepath.Dir(benchPath))
+	}
+	os.Exit(code)
 }
 
 // bowEncoder is a deterministic bag-of-words encoder: words hash into
