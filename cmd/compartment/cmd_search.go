@@ -1,9 +1,11 @@
 package main
 
 import (
-	"github.com/compartment/compartment/internal/render"
+	"errors"
+	"strconv"
 
 	"github.com/compartment/compartment/internal/api"
+	"github.com/compartment/compartment/internal/render"
 	"github.com/compartment/compartment/internal/vault"
 )
 
@@ -26,6 +28,11 @@ type SearchCmd struct {
 }
 
 func (c *SearchCmd) Run(app *App) error {
+	if c.TopK < 0 {
+		// "--top-k=-1" gets past the flag parser, which refuses only
+		// "--top-k -1": the same sentence for both, not search's own.
+		return errors.New(negativeFlagSentence("top-k", strconv.Itoa(c.TopK)))
+	}
 	v, err := app.openVault()
 	if err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/compartment/compartment/internal/session"
 	"github.com/compartment/compartment/vaultfmt"
 )
 
@@ -124,8 +125,9 @@ func importanceSentence(got string) string {
 }
 
 // runErrorSentence rewrites an error a command returned, keeping its
-// exit status.
-func runErrorSentence(err error, vaultPath string) error {
+// exit status. source is where the command's credential came from: a
+// wrong COMPARTMENT_PASSPHRASE is fixed in the environment, not by typing.
+func runErrorSentence(err error, vaultPath string, source session.Source) error {
 	if !errors.Is(err, vaultfmt.ErrWrongPassphrase) {
 		return err
 	}
@@ -133,6 +135,11 @@ func runErrorSentence(err error, vaultPath string) error {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		code = ee.code
+	}
+	if source == session.SourceEnvironment {
+		return &exitError{code: code, err: fmt.Errorf("wrong passphrase or keyfile for %s, so it stays locked: "+
+			"COMPARTMENT_PASSPHRASE does not open it, so correct it (or unset it to be asked), and add --keyfile FILE "+
+			"if the vault was created with one", vaultPath)}
 	}
 	return &exitError{code: code, err: fmt.Errorf("wrong passphrase or keyfile for %s, so it stays locked: "+
 		"type the passphrase again (check Caps Lock), and add --keyfile FILE if the vault was created with one", vaultPath)}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -21,6 +22,7 @@ func TestErrorSentences(t *testing.T) {
 		{[]string{"store", "Priya likes tea"}, []string{"store needs --source, where the fact came from"}, "missing flags"},
 		{[]string{"store", "--source", "from chat"}, []string{"store needs the memory's text"}, `expected "<text>"`},
 		{[]string{"search", "tea", "--top-k", "-1"}, []string{"--top-k takes a whole number of 1 or more, not -1", "leave it out"}, "perhaps try"},
+		{[]string{"search", "tea", "--top-k=-1"}, []string{"--top-k takes a whole number of 1 or more, not -1", "leave it out"}, "is negative"},
 		{[]string{"store", "Priya likes tea", "--source", "from chat", "--importance", "5"},
 			[]string{"--importance must be between 0 and 1, not 5"}, ""},
 		{[]string{"store", "Priya likes tea", "--source", "from chat", "--importance", "-0.5"},
@@ -66,5 +68,21 @@ func TestErrorSentences(t *testing.T) {
 	}
 	if strings.Contains(out, "vaultfmt:") || strings.Contains(out, "unlock /") {
 		t.Errorf("wrong passphrase still shows the package chain: %q", out)
+	}
+	// A wrong COMPARTMENT_PASSPHRASE (a fresh session directory: no
+	// unlock and no lock for it to find first) is named, not typed again.
+	typed := out
+	env := h.env
+	h.env = append(append([]string(nil), env...), "COMPARTMENT_PASSPHRASE=not the passphrase",
+		"COMPARTMENT_SESSION_DIR="+filepath.Join(t.TempDir(), "session"))
+	out, code = h.run("", h.bin, "search", "tea")
+	h.env = env
+	for _, w := range []string{"wrong passphrase or keyfile for " + h.home, "COMPARTMENT_PASSPHRASE does not open it", "--keyfile"} {
+		if code == 0 || !strings.Contains(out, w) {
+			t.Errorf("wrong COMPARTMENT_PASSPHRASE: exit %d, %q does not say %q", code, out, w)
+		}
+	}
+	if strings.Contains(out, "type the passphrase again") || strings.Contains(typed, "COMPARTMENT_PASSPHRASE") {
+		t.Errorf("the typed and the environment's wrong passphrase say each other's step:\n%s\n%s", typed, out)
 	}
 }

@@ -101,6 +101,9 @@ type App struct {
 
 	// sync is the vault's sync folder, attached when it was opened.
 	sync syncState
+	// keySource is where the credential the command opened with came
+	// from, so a wrong one is named ("" before any was obtained).
+	keySource session.Source
 }
 
 // exitError carries a specific exit status for the error it wraps.
@@ -183,7 +186,7 @@ func parseAndRun(parser *kong.Kong, cli *CLI, args []string, stdin io.Reader, st
 	}
 	app := &App{Globals: &cli.Globals, Stdout: stdout, Stderr: stderr, Stdin: stdin}
 	if err := ctx.Run(app); err != nil {
-		err = runErrorSentence(err, cli.Vault)
+		err = runErrorSentence(err, cli.Vault, app.keySource)
 		fmt.Fprintf(stderr, "compartment: %s\n", render.ErrorLine(err))
 		var ee *exitError
 		if errors.As(err, &ee) {

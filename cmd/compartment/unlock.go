@@ -49,12 +49,14 @@ func (app *App) readKeyfile() ([]byte, error) {
 // after a lock until an explicit unlock), then a prompt on the terminal.
 func (app *App) credential() (vaultfmt.Unlock, error) {
 	key, err := session.Obtain(app.Vault, app.credentialRequest(true))
+	app.keySource = key.Source
 	return key.Unlock, err
 }
 
 // quietCredential is credential without the prompt.
 func (app *App) quietCredential() (vaultfmt.Unlock, bool) {
 	key, err := session.Obtain(app.Vault, app.credentialRequest(false))
+	app.keySource = key.Source
 	return key.Unlock, err == nil
 }
 

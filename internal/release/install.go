@@ -39,19 +39,7 @@ func BundleInstallText(goos string, c BundleContents) string {
 		b.WriteString("  SHA256SUMS.sig             its signature by the release key\n")
 	}
 	b.WriteString("\n")
-	if goos == "windows" {
-		b.WriteString(`Install (PowerShell): powershell -ExecutionPolicy Bypass -File install.ps1
-It refuses any file SHA256SUMS does not list, checks every checksum and the
-signatures, copies the programs to %LOCALAPPDATA%\compartment and the models
-to %USERPROFILE%\.compartment\models. Add that folder to PATH.
-`)
-	} else {
-		b.WriteString(`Install: sh install.sh        (PREFIX=/usr/local sh install.sh for everyone)
-It refuses any file SHA256SUMS does not list, checks every checksum and the
-signatures, puts the programs in $PREFIX/bin (default ~/.local/bin), the
-library in ~/.compartment/lib and the models in ~/.compartment/models.
-`)
-	}
+	b.WriteString(installParagraph(goos, c))
 	if c.SumsSigned && c.Signed {
 		b.WriteString(`The signatures are checked with the release keys of the compartment already
 installed here, else (a first install) of the bundle's own program: compare
@@ -65,6 +53,61 @@ COMPARTMENT_ALLOW_UNSIGNED=1, which you should do only for a bundle you made.
 `)
 	}
 	return b.String() + nextSteps(goos)
+}
+
+// installParagraph says how the bundle installs, naming only what it
+// holds: no signatures to check in an unsigned bundle, no library or
+// models where there are none.
+func installParagraph(goos string, c BundleContents) string {
+	checks := "checks every checksum"
+	if c.Signed || c.SumsSigned {
+		checks += " and the signatures"
+	}
+	var places []string
+	if goos == "windows" {
+		places = append(places, `copies the programs to %LOCALAPPDATA%\compartment`)
+		if len(c.Models) > 0 {
+			places = append(places, `the models to %USERPROFILE%\.compartment\models`)
+		}
+		return "Install (PowerShell): powershell -ExecutionPolicy Bypass -File install.ps1\n" +
+			wrap("It refuses any file SHA256SUMS does not list, "+checks+", "+joinAnd(places)+". Add that folder to PATH.")
+	}
+	places = append(places, "puts the programs in $PREFIX/bin (default ~/.local/bin)")
+	if c.Lib {
+		places = append(places, "the library in ~/.compartment/lib")
+	}
+	if len(c.Models) > 0 {
+		places = append(places, "the models in ~/.compartment/models")
+	}
+	return "Install: sh install.sh        (PREFIX=/usr/local sh install.sh for everyone)\n" +
+		wrap("It refuses any file SHA256SUMS does not list, "+checks+", "+joinAnd(places)+".")
+}
+
+// joinAnd joins phrases as a sentence does: "a", "a and b", "a, b and c".
+func joinAnd(p []string) string {
+	if len(p) < 2 {
+		return strings.Join(p, "")
+	}
+	return strings.Join(p[:len(p)-1], ", ") + " and " + p[len(p)-1]
+}
+
+// wrap breaks text into lines of at most 78 characters, each ending in a
+// newline.
+func wrap(text string) string {
+	var b strings.Builder
+	n := 0
+	for _, w := range strings.Fields(text) {
+		if n > 0 && n+1+len(w) > 78 {
+			b.WriteString("\n")
+			n = 0
+		} else if n > 0 {
+			b.WriteString(" ")
+			n++
+		}
+		b.WriteString(w)
+		n += len(w)
+	}
+	return b.String() + "\n"
 }
 
 // ArchiveInstallText is the INSTALL.txt of a release archive, which holds

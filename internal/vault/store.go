@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/compartment/compartment/vaultfmt"
@@ -152,6 +153,11 @@ func (v *Vault) prepare(req *StoreRequest, today time.Time) (*Record, error) {
 		return nil, invalidf("text is empty: a memory is one claim, e.g. \"The staging database runs on port 5433\"")
 	}
 	if !req.Raw {
+		if !hasWord(text) {
+			// "compartment store -- -" stored a lone dash: nothing a
+			// search could find or an agent could use.
+			return nil, invalidf("the memory %q has no word or number in it: a memory is one claim, e.g. \"The staging database runs on port 5433\"", text)
+		}
 		if err := checkOneClaim(text, v.cfg.Settings.MaxMemoryChars); err != nil {
 			return nil, err
 		}
@@ -246,6 +252,11 @@ var (
 )
 
 // checkOneClaim refuses text that is not one short claim.
+// hasWord reports whether text holds a letter or a digit.
+func hasWord(text string) bool {
+	return strings.IndexFunc(text, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0
+}
+
 func checkOneClaim(text string, maxChars int) error {
 	const how = "store one claim per memory: split it into separate facts and store each (memory_store_many, or `compartment import`, stores a batch in one call)"
 	if maxChars > 0 {

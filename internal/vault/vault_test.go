@@ -26,7 +26,13 @@ var testPass = []byte("correct horse battery staple")
 func TestMain(m *testing.M) {
 	hermetic.Clear()
 	os.Setenv("COMPARTMENT_UNLOCK_DELAY_MS", "100")
-	os.Exit(m.Run())
+	code := m.Run()
+	if benchPath != "" {
+		// The benchmarks' shared vault (benchVault) outlives each
+		// benchmark; without this every run left one in $TMPDIR.
+		os.RemoveAll(filepath.Dir(benchPath))
+	}
+	os.Exit(code)
 }
 
 // bowEncoder is a deterministic bag-of-words encoder: words hash into
@@ -168,11 +174,19 @@ func TestOneClaimRules(t *testing.T) {
 		"heading":    "# Notes\nthe port is 5433",
 		"paragraphs": "The port is 5433.\n\nThe user is admin.",
 		"empty":      "   ",
+		"no word":    "-",
+		"dashes":     "— … !",
 	}
 	for name, text := range bad {
 		_, err := v.Store(StoreRequest{Text: text, Source: "from chat"})
 		if !errors.Is(err, ErrInvalid) {
 			t.Errorf("%s: err = %v, want ErrInvalid", name, err)
+			continue
+		}
+		if name == "no word" || name == "dashes" {
+			if !strings.Contains(err.Error(), "no word or number") {
+				t.Errorf("%s: error does not say what is missing: %v", name, err)
+			}
 			continue
 		}
 		if name != "empty" && !strings.Contains(err.Error(), "memory_store_many") {
