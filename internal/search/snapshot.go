@@ -85,8 +85,28 @@ func RestoreIndexes(dim int, snap Snapshot, opts Options) (*Engine, error) {
 // AttachMeta is the second half of [Restore]: the metadata of exactly the
 // records the restored literal index holds.
 func (e *Engine) AttachMeta(meta map[uint32]DocMeta) error {
+	docs := make([]uint32, 0, len(meta))
+	for doc := range meta {
+		docs = append(docs, doc)
+	}
+	slices.Sort(docs)
+	ms := make([]DocMeta, len(docs))
+	for i, doc := range docs {
+		ms[i] = meta[doc]
+	}
+	return e.AttachMetaDocs(docs, ms)
+}
+
+// AttachMetaDocs is [Engine.AttachMeta] for a caller that holds the
+// records in doc order: meta[i] is the metadata of docs[i], and docs
+// strictly ascend. Building the map AttachMeta takes was a tenth of an
+// open at 100,000 memories.
+func (e *Engine) AttachMetaDocs(docs []uint32, meta []DocMeta) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if len(docs) != len(meta) {
+		return fmt.Errorf("search: restore: %d docs, %d metadata", len(docs), len(meta))
+	}
 	if e.lex.Len() != len(meta) {
 		return fmt.Errorf("search: restore: snapshot has %d records, metadata %d", e.lex.Len(), len(meta))
 	}
@@ -94,13 +114,17 @@ func (e *Engine) AttachMeta(meta map[uint32]DocMeta) error {
 	// thousand growing steps and allocations (a removed record's state
 	// then stays in the block until the next open).
 	e.docs = make(map[uint32]*docState, len(meta))
-	states := make([]docState, 0, len(meta))
-	for doc, m := range meta {
+	states := make([]docState, len(meta))
+	for i, doc := range docs {
+		if i > 0 && doc <= docs[i-1] {
+			return fmt.Errorf("search: restore: doc %d after doc %d", doc, docs[i-1])
+		}
 		if !e.lex.Has(doc) {
 			return fmt.Errorf("search: restore: record %d is not in the snapshot", doc)
 		}
-		states = append(states, docState{meta: m})
-		e.docs[doc] = &states[len(states)-1]
+		m := meta[i]
+		states[i] = docState{meta: m}
+		e.docs[doc] = &states[i]
 		if !m.Reference {
 			e.pop.byNS[m.Namespace] = append(e.pop.byNS[m.Namespace], m.Seq)
 		}

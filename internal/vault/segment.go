@@ -404,7 +404,7 @@ func (s *state) adoptSegment(epoch uint64, seg *segment, engine *search.Engine) 
 	ix := newIndex(v)
 	ix.sizeFor(len(seg.ids))
 	ix.next = seg.next
-	meta := make(map[uint32]search.DocMeta, len(seg.ids))
+	meta := make([]search.DocMeta, len(seg.ids))
 	// recs[i] is the record of seg.ids[i]: the checks below walk it in
 	// doc order instead of iterating and probing the maps again.
 	recs := make([]*Record, len(seg.ids))
@@ -417,15 +417,17 @@ func (s *state) adoptSegment(epoch uint64, seg *segment, engine *search.Engine) 
 			ix.engine.Close()
 			return nil, fmt.Errorf("%w: record %x is not live", errSegment, id)
 		}
-		if _, dup := ix.docOf[r.ID]; dup {
+		doc := seg.docs[i]
+		// One map operation, not a lookup and then a store: a record
+		// listed twice leaves the map short of an entry.
+		if ix.docOf[r.ID] = doc; len(ix.docOf) != i+1 {
 			ix.engine.Close()
 			return nil, fmt.Errorf("%w: record %x is listed twice", errSegment, id)
 		}
-		doc := seg.docs[i]
 		recs[i] = r
-		ix.docOf[r.ID], ix.recOf[doc] = doc, r
+		ix.recOf[doc] = r
 		ix.countNamespace(r.Namespace, +1)
-		meta[doc] = metaOf(r)
+		meta[i] = metaOf(r)
 		if v.hasCurrentVectors(r) {
 			windows += r.Vectors.Len()
 		}
@@ -439,7 +441,7 @@ func (s *state) adoptSegment(epoch uint64, seg *segment, engine *search.Engine) 
 	}
 	ix.engine.Close()
 	ix.engine = engine
-	if err := engine.AttachMeta(meta); err != nil {
+	if err := engine.AttachMetaDocs(seg.docs, meta); err != nil {
 		return nil, fmt.Errorf("%w: %w", errSegment, err)
 	}
 	if got := engine.VectorCount(); got != windows {
