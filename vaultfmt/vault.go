@@ -229,7 +229,12 @@ func (v *Vault) replay(st *fileState, im *image) error {
 		skipper = sk.SkipOpen
 	}
 	for {
-		_, items, err := walkPayloadSkipping(data, st.hdr, v.k, im.passing(v.applyFn(st, false)), true, skipper)
+		sizeLive := func(n int) {
+			if len(st.live) == 0 {
+				st.live = make(map[ID]loc, n)
+			}
+		}
+		_, items, err := walkPayloadSkipping(data, st.hdr, v.k, im.passing(v.applyFn(st, false)), true, skipper, sizeLive)
 		if err != nil {
 			return err
 		}

@@ -35,14 +35,18 @@ func walkPayload(file []byte, h *header, k *keys, fn frameFn) (frames, items int
 // item's key and body (entry.plain), several frames at a time on the
 // machine's cores, ahead of fn, which still sees the frames in file order.
 func walkPayloadWith(file []byte, h *header, k *keys, fn frameFn, openBodies bool) (frames, items int, err error) {
-	return walkPayloadSkipping(file, h, k, fn, openBodies, nil)
+	return walkPayloadSkipping(file, h, k, fn, openBodies, nil, nil)
 }
 
 // walkPayloadSkipping is walkPayloadWith asking skipper, once the leading
 // frames of derived items (2.11) have gone to fn, which later items not
 // to open (a [Skipper]); those reach fn with entry.skip set. A payload
 // whose derived items share a frame with other items skips nothing.
-func walkPayloadSkipping(file []byte, h *header, k *keys, fn frameFn, openBodies bool, skipper func() func(ID, Kind, Seal) (uint32, bool)) (frames, items int, err error) {
+//
+// With expect, the end marker is read ahead and expect told how many items
+// are coming, so the caller sizes what it fills once instead of growing it
+// a hundred thousand times; the marker is checked at the end all the same.
+func walkPayloadSkipping(file []byte, h *header, k *keys, fn frameFn, openBodies bool, skipper func() func(ID, Kind, Seal) (uint32, bool), expect func(items int)) (frames, items int, err error) {
 	start := int64(h.length)
 	end := start + int64(h.payloadLen)
 	if h.payloadLen > uint64(len(file)) || end > int64(len(file)) {
@@ -62,6 +66,12 @@ func walkPayloadSkipping(file []byte, h *header, k *keys, fn frameFn, openBodies
 		return len(raw), 0, nil
 	}
 	last := len(raw) - 1
+	if expect != nil {
+		if n, ok := endMarkerItems(k, h, raw[last], last); ok {
+			// No more than the payload's bytes can hold, whatever it says.
+			expect(int(min(n, h.payloadLen/entryHeadSize)))
+		}
+	}
 	var skip func(ID, Kind, Seal) (uint32, bool)
 	// openEntries checks and opens the entries of payload frame i, whose
 	// frame layer is already open.
@@ -142,6 +152,16 @@ func walkPayloadSkipping(file []byte, h *header, k *keys, fn frameFn, openBodies
 		return 0, 0, err
 	}
 	return len(raw), items, nil
+}
+
+// endMarkerItems is the item count the payload's end marker holds, if it
+// opens.
+func endMarkerItems(k *keys, h *header, f rawFrame, seq int) (uint64, bool) {
+	pt, err := open(k.frame[:], f.body, aadFrame(rolePayloadEnd, h.vaultID, h.epoch, uint64(seq)))
+	if err != nil || len(pt) != endMarkerSize {
+		return 0, false
+	}
+	return binary.LittleEndian.Uint64(pt), true
 }
 
 // checkEndMarker opens the payload's end marker and compares its counts

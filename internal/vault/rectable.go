@@ -654,6 +654,9 @@ func (s *state) openTable(parts map[vaultfmt.ID][]byte) (*recordTable, error) {
 		// right size instead of growing it a hundred thousand times.
 		s.records = make(map[string]*Record, t.n+t.n/8)
 	}
+	if s.audit.len() == 0 {
+		s.audit.at = make(map[uint64]auditSpan, t.na+t.na/8) // the same for the audit chain
+	}
 	return t, nil
 }
 
