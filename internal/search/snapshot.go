@@ -3,6 +3,7 @@ package search
 import (
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/compartment/compartment/ann"
 )
@@ -56,6 +57,26 @@ func Restore(dim int, snap Snapshot, meta map[uint32]DocMeta, opts Options) (*En
 // calls [Engine.AttachMeta]; until then the engine must not be searched.
 func RestoreIndexes(dim int, snap Snapshot, opts Options) (*Engine, error) {
 	e := NewWith(dim, opts)
+	if err := e.restoreIndexes(dim, snap); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// RestoreIndexesAsync is [RestoreIndexes] in the background, for a caller
+// with other work to do meanwhile: it returns the engine at once, to be
+// held but not used, and wait, which blocks until the indexes are in and
+// returns RestoreIndexes' error. Only once wait has returned nil may the
+// engine be used; after an error it may only be closed (after wait).
+func RestoreIndexesAsync(dim int, snap Snapshot, opts Options) (e *Engine, wait func() error) {
+	e = NewWith(dim, opts)
+	done := make(chan error, 1)
+	go func() { done <- e.restoreIndexes(dim, snap) }()
+	return e, sync.OnceValue(func() error { return <-done })
+}
+
+// restoreIndexes fills the new engine e with the snapshot's two indexes.
+func (e *Engine) restoreIndexes(dim int, snap Snapshot) error {
 	// The two indexes decode side by side, one goroutine each, as
 	// AddBatch builds them.
 	lexErr := make(chan error, 1)
@@ -66,20 +87,20 @@ func RestoreIndexes(dim int, snap Snapshot, opts Options) (*Engine, error) {
 		vec, vecErr = ann.Unmarshal(snap.Vectors)
 	}
 	if err := <-lexErr; err != nil {
-		return nil, fmt.Errorf("search: restore: %w", err)
+		return fmt.Errorf("search: restore: %w", err)
 	}
 	if dim > 0 {
 		if vecErr != nil {
-			return nil, fmt.Errorf("search: restore: %w", vecErr)
+			return fmt.Errorf("search: restore: %w", vecErr)
 		}
 		if vec.Dim() != dim {
-			return nil, fmt.Errorf("search: restore: vectors have %d dims, want %d: %w", vec.Dim(), dim, ErrDimension)
+			return fmt.Errorf("search: restore: vectors have %d dims, want %d: %w", vec.Dim(), dim, ErrDimension)
 		}
 		e.vec = vec
 	} else if len(snap.Vectors) > 0 {
-		return nil, fmt.Errorf("search: restore: vectors in a snapshot for a literal-only engine: %w", ErrDimension)
+		return fmt.Errorf("search: restore: vectors in a snapshot for a literal-only engine: %w", ErrDimension)
 	}
-	return e, nil
+	return nil
 }
 
 // AttachMeta is the second half of [Restore]: the metadata of exactly the

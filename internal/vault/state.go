@@ -72,7 +72,7 @@ func (s *state) Reset() {
 		s.index.engine.Close()
 	}
 	if s.early != nil {
-		s.early.engine.Close()
+		s.early.close()
 	}
 	s.index = newIndex(s.v)
 	s.loading = true
