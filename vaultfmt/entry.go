@@ -37,6 +37,7 @@ type entry struct {
 	sealedBody []byte // OpPut only
 	plain      []byte // the opened body, when a replay opened it ahead
 	skip       bool   // left sealed: the handler's Skipper covers it
+	cover      uint32 // what the Skipper said covers it
 }
 
 // encodedSize is the entry's length in a frame plaintext.

@@ -47,20 +47,27 @@ func (s *sealer) Apply(c Change) error {
 	if c.Covered && c.Item.Body != nil {
 		return fmt.Errorf("a covered item came with a body")
 	}
+	if c.Covered {
+		// Cover is the list position the predicate returned.
+		at := 32 * int(c.Cover)
+		if at+32 > len(s.derived) || !bytes.Equal(s.derived[at:at+16], c.Item.ID[:]) {
+			return fmt.Errorf("covered item %x came back with cover %d, which names another", c.Item.ID, c.Cover)
+		}
+	}
 	return s.collector.Apply(c)
 }
-func (s *sealer) SkipOpen() func(ID, Kind, Seal) bool {
+func (s *sealer) SkipOpen() func(ID, Kind, Seal) (uint32, bool) {
 	list := s.derived
 	if list == nil {
 		return nil
 	}
-	return func(id ID, _ Kind, sl Seal) bool {
-		for b := list; len(b) >= 32; b = b[32:] {
+	return func(id ID, _ Kind, sl Seal) (uint32, bool) {
+		for i, b := uint32(0), list; len(b) >= 32; i, b = i+1, b[32:] {
 			if bytes.Equal(b[:16], id[:]) && bytes.Equal(b[16:32], sl[:]) {
-				return true
+				return i, true
 			}
 		}
-		return false
+		return 0, false
 	}
 }
 func (s *sealer) PayloadEnd(uint64) error {

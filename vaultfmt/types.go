@@ -33,8 +33,10 @@ type Change struct {
 	Op   Op
 	Item Item
 	// Covered: a payload put the handler's [Skipper] reported, passed
-	// without its body (Item.Body is nil).
+	// without its body (Item.Body is nil); Cover is the number its
+	// predicate returned for it.
 	Covered bool
+	Cover   uint32
 }
 
 // Handler receives the vault's contents: on open, on refresh, and before an

@@ -224,12 +224,17 @@ func (v *Vault) loadFrom(f *os.File, u *Unlock) (*fileState, error) {
 // and fills st.
 func (v *Vault) replay(st *fileState, im *image) error {
 	data := im.data
-	var skipper func() func(ID, Kind, Seal) bool
+	var skipper func() func(ID, Kind, Seal) (uint32, bool)
 	if sk, ok := v.h.(Skipper); ok {
 		skipper = sk.SkipOpen
 	}
 	for {
-		_, items, err := walkPayloadSkipping(data, st.hdr, v.k, im.passing(v.applyFn(st, false)), true, skipper)
+		sizeLive := func(n int) {
+			if len(st.live) == 0 {
+				st.live = make(map[ID]loc, n)
+			}
+		}
+		_, items, err := walkPayloadSkipping(data, st.hdr, v.k, im.passing(v.applyFn(st, false)), true, skipper, sizeLive)
 		if err != nil {
 			return err
 		}
@@ -289,7 +294,7 @@ func (v *Vault) applyFn(st *fileState, journal bool) frameFn {
 			if e.op == OpPut {
 				body := e.plain
 				if e.skip {
-					c.Covered = true
+					c.Covered, c.Cover = true, e.cover
 				} else if body == nil {
 					var err error
 					if body, err = openItem(v.k, st.hdr.vaultID, e); err != nil {

@@ -415,6 +415,65 @@ func TestSnapshotRestore(t *testing.T) {
 	}
 }
 
+// AttachMetaDocs, the doc-ordered form an open uses, gives the engine
+// Restore gives, and refuses docs out of order, twice, or not matching
+// the metadata.
+func TestAttachMetaDocs(t *testing.T) {
+	e := New(dim)
+	meta := map[uint32]DocMeta{}
+	var docs []uint32
+	var metas []DocMeta
+	for i := range 30 {
+		m := DocMeta{Namespace: []string{"main", "work"}[i%2], Seq: uint64(i), Importance: float64(i%5) / 4}
+		doc := uint32(3 * i) // with gaps, as after forgets
+		mustAdd(t, e, doc, fmt.Sprintf("note %d on topic %d", i, i%4), [][]float32{axis(i%dim, float32(i)/100)}, m)
+		meta[doc] = m
+		docs, metas = append(docs, doc), append(metas, m)
+	}
+	snap, err := e.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Restore(dim, snap, meta, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	restore := func(docs []uint32, metas []DocMeta) (*Engine, error) {
+		r, err := RestoreIndexes(dim, snap, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r, r.AttachMetaDocs(docs, metas)
+	}
+	got, err := restore(docs, metas)
+	if err != nil {
+		t.Fatalf("AttachMetaDocs: %v", err)
+	}
+	for _, q := range []Query{{Text: "topic 3", Vector: axis(3, 0.1), TopK: 10}, {Text: "note", Vector: axis(1, 0.2), TopK: 30, Namespaces: []string{"work"}}} {
+		if a, b := mustSearch(t, want, q), mustSearch(t, got, q); !slices.Equal(a, b) {
+			t.Fatalf("%+v: answers differ from Restore's:\n%v\n%v", q, a, b)
+		}
+	}
+	swapped := slices.Clone(docs)
+	swapped[4], swapped[5] = swapped[5], swapped[4]
+	twice := slices.Clone(docs)
+	twice[5] = twice[4]
+	for name, c := range map[string]struct {
+		docs  []uint32
+		metas []DocMeta
+	}{
+		"out of order":  {swapped, metas},
+		"a doc twice":   {twice, metas},
+		"one meta less": {docs, metas[:len(metas)-1]},
+		"one doc less":  {docs[1:], metas[1:]},
+		"unknown doc":   {append(slices.Clone(docs[:len(docs)-1]), 1000), metas},
+	} {
+		if _, err := restore(c.docs, c.metas); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
 // Searches run concurrently with one writer (go test -race checks the
 // locking).
 func TestConcurrentSearchWithWriter(t *testing.T) {

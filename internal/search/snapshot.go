@@ -3,6 +3,7 @@ package search
 import (
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/compartment/compartment/ann"
 )
@@ -56,6 +57,26 @@ func Restore(dim int, snap Snapshot, meta map[uint32]DocMeta, opts Options) (*En
 // calls [Engine.AttachMeta]; until then the engine must not be searched.
 func RestoreIndexes(dim int, snap Snapshot, opts Options) (*Engine, error) {
 	e := NewWith(dim, opts)
+	if err := e.restoreIndexes(dim, snap); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// RestoreIndexesAsync is [RestoreIndexes] in the background, for a caller
+// with other work to do meanwhile: it returns the engine at once, to be
+// held but not used, and wait, which blocks until the indexes are in and
+// returns RestoreIndexes' error. Only once wait has returned nil may the
+// engine be used; after an error it may only be closed (after wait).
+func RestoreIndexesAsync(dim int, snap Snapshot, opts Options) (e *Engine, wait func() error) {
+	e = NewWith(dim, opts)
+	done := make(chan error, 1)
+	go func() { done <- e.restoreIndexes(dim, snap) }()
+	return e, sync.OnceValue(func() error { return <-done })
+}
+
+// restoreIndexes fills the new engine e with the snapshot's two indexes.
+func (e *Engine) restoreIndexes(dim int, snap Snapshot) error {
 	// The two indexes decode side by side, one goroutine each, as
 	// AddBatch builds them.
 	lexErr := make(chan error, 1)
@@ -66,27 +87,47 @@ func RestoreIndexes(dim int, snap Snapshot, opts Options) (*Engine, error) {
 		vec, vecErr = ann.Unmarshal(snap.Vectors)
 	}
 	if err := <-lexErr; err != nil {
-		return nil, fmt.Errorf("search: restore: %w", err)
+		return fmt.Errorf("search: restore: %w", err)
 	}
 	if dim > 0 {
 		if vecErr != nil {
-			return nil, fmt.Errorf("search: restore: %w", vecErr)
+			return fmt.Errorf("search: restore: %w", vecErr)
 		}
 		if vec.Dim() != dim {
-			return nil, fmt.Errorf("search: restore: vectors have %d dims, want %d: %w", vec.Dim(), dim, ErrDimension)
+			return fmt.Errorf("search: restore: vectors have %d dims, want %d: %w", vec.Dim(), dim, ErrDimension)
 		}
 		e.vec = vec
 	} else if len(snap.Vectors) > 0 {
-		return nil, fmt.Errorf("search: restore: vectors in a snapshot for a literal-only engine: %w", ErrDimension)
+		return fmt.Errorf("search: restore: vectors in a snapshot for a literal-only engine: %w", ErrDimension)
 	}
-	return e, nil
+	return nil
 }
 
 // AttachMeta is the second half of [Restore]: the metadata of exactly the
 // records the restored literal index holds.
 func (e *Engine) AttachMeta(meta map[uint32]DocMeta) error {
+	docs := make([]uint32, 0, len(meta))
+	for doc := range meta {
+		docs = append(docs, doc)
+	}
+	slices.Sort(docs)
+	ms := make([]DocMeta, len(docs))
+	for i, doc := range docs {
+		ms[i] = meta[doc]
+	}
+	return e.AttachMetaDocs(docs, ms)
+}
+
+// AttachMetaDocs is [Engine.AttachMeta] for a caller that holds the
+// records in doc order: meta[i] is the metadata of docs[i], and docs
+// strictly ascend. Building the map AttachMeta takes was a tenth of an
+// open at 100,000 memories.
+func (e *Engine) AttachMetaDocs(docs []uint32, meta []DocMeta) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if len(docs) != len(meta) {
+		return fmt.Errorf("search: restore: %d docs, %d metadata", len(docs), len(meta))
+	}
 	if e.lex.Len() != len(meta) {
 		return fmt.Errorf("search: restore: snapshot has %d records, metadata %d", e.lex.Len(), len(meta))
 	}
@@ -94,13 +135,17 @@ func (e *Engine) AttachMeta(meta map[uint32]DocMeta) error {
 	// thousand growing steps and allocations (a removed record's state
 	// then stays in the block until the next open).
 	e.docs = make(map[uint32]*docState, len(meta))
-	states := make([]docState, 0, len(meta))
-	for doc, m := range meta {
+	states := make([]docState, len(meta))
+	for i, doc := range docs {
+		if i > 0 && doc <= docs[i-1] {
+			return fmt.Errorf("search: restore: doc %d after doc %d", doc, docs[i-1])
+		}
 		if !e.lex.Has(doc) {
 			return fmt.Errorf("search: restore: record %d is not in the snapshot", doc)
 		}
-		states = append(states, docState{meta: m})
-		e.docs[doc] = &states[len(states)-1]
+		m := meta[i]
+		states[i] = docState{meta: m}
+		e.docs[doc] = &states[i]
 		if !m.Reference {
 			e.pop.byNS[m.Namespace] = append(e.pop.byNS[m.Namespace], m.Seq)
 		}

@@ -240,10 +240,23 @@ func (s *state) Derive(epoch uint64, live func(vaultfmt.ID) bool) ([]vaultfmt.It
 // record's vectors are then checked against the index as the record is
 // decoded and given up at once, so an open never holds every record's
 // vectors and the segment's bytes beside the restored index.
+//
+// The engine's indexes decode in the background (search.RestoreIndexesAsync)
+// while the record table and the records' frames are opened: the restore
+// was a third of an open at 100,000 memories, with nothing else going on.
+// Until wait has returned nil the engine is only held (the records the
+// table gives point at it); anything that reads it waits first.
 type earlySegment struct {
 	seg    *segment // its snapshot bytes dropped once restored
 	engine *search.Engine
+	wait   func() error
 	docOf  map[vaultfmt.ID]uint32
+}
+
+// close waits for the restore and closes the engine.
+func (e *earlySegment) close() {
+	_ = e.wait()
+	e.engine.Close()
 }
 
 // collectSegmentPart keeps a segment part of a full replay, and restores
@@ -259,16 +272,18 @@ func (s *state) collectSegmentPart(id vaultfmt.ID, body []byte) {
 	}
 	parts := s.segParts
 	s.segParts = nil
-	seg, engine, err := s.openSegment(parts)
+	seg, dim, err := s.decodeSegmentParts(parts)
 	if err != nil {
 		s.segErr = err
 		return
 	}
+	engine, wait := search.RestoreIndexesAsync(dim, seg.snap, s.v.engineOptions())
+	seg.snap = search.Snapshot{} // the restore holds its own reference
 	docOf := make(map[vaultfmt.ID]uint32, len(seg.ids))
 	for i, id := range seg.ids {
 		docOf[id] = seg.docs[i]
 	}
-	s.early = &earlySegment{seg: seg, engine: engine, docOf: docOf}
+	s.early = &earlySegment{seg: seg, engine: engine, wait: wait, docOf: docOf}
 }
 
 // shareEarly gives a record's int8 windows up to the early segment's index
@@ -278,6 +293,9 @@ func (s *state) shareEarly(r *Record) {
 	vs := r.Vectors
 	if e == nil || !r.Live() || !s.v.hasCurrentVectors(r) || vs.F32 != nil || len(vs.I8) == 0 {
 		return
+	}
+	if e.wait() != nil {
+		return // PayloadEnd drops the segment
 	}
 	id, ok := parseID(r.ID)
 	if !ok {
@@ -298,6 +316,12 @@ func (s *state) PayloadEnd(epoch uint64) error {
 	if !s.loading {
 		return nil
 	}
+	var restoreErr error
+	if early != nil {
+		if err := early.wait(); err != nil {
+			restoreErr = fmt.Errorf("%w: %w", errSegment, err)
+		}
+	}
 	if err := s.tableEnd(epoch); err != nil {
 		if early != nil {
 			early.engine.Close()
@@ -311,7 +335,7 @@ func (s *state) PayloadEnd(epoch uint64) error {
 	case early != nil && len(parts) > 0:
 		seg, engine, err = early.seg, early.engine, fmt.Errorf("%w: segment parts after the whole segment", errSegment)
 	case early != nil:
-		seg, engine = early.seg, early.engine
+		seg, engine, err = early.seg, early.engine, restoreErr
 	case len(parts) > 0 && useSegments && s.segErr == nil:
 		seg, engine, err = s.openSegment(parts)
 	default:
@@ -348,17 +372,32 @@ func (s *state) PayloadEnd(epoch uint64) error {
 
 // openSegment joins and decodes a segment and restores its two indexes.
 func (s *state) openSegment(parts map[vaultfmt.ID][]byte) (*segment, *search.Engine, error) {
-	b, err := joinSegment(parts)
+	seg, dim, err := s.decodeSegmentParts(parts)
 	if err != nil {
 		return nil, nil, err
+	}
+	engine, err := search.RestoreIndexes(dim, seg.snap, s.v.engineOptions())
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", errSegment, err)
+	}
+	seg.snap = search.Snapshot{}
+	return seg, engine, nil
+}
+
+// decodeSegmentParts joins and decodes a segment and checks it is of the
+// loaded model; dim is the vector dimension to restore it with.
+func (s *state) decodeSegmentParts(parts map[vaultfmt.ID][]byte) (*segment, int, error) {
+	b, err := joinSegment(parts)
+	if err != nil {
+		return nil, 0, err
 	}
 	seg, err := decodeSegment(b)
 	if err != nil {
-		return nil, nil, err
+		return nil, 0, err
 	}
 	v := s.v
 	if seg.model != v.modelPrefix() {
-		return nil, nil, fmt.Errorf("%w: vectors of another model", errSegment)
+		return nil, 0, fmt.Errorf("%w: vectors of another model", errSegment)
 	}
 	dim := 0
 	if v.enc != nil {
@@ -366,12 +405,7 @@ func (s *state) openSegment(parts map[vaultfmt.ID][]byte) (*segment, *search.Eng
 	} else {
 		seg.snap.Vectors = nil
 	}
-	engine, err := search.RestoreIndexes(dim, seg.snap, v.engineOptions())
-	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", errSegment, err)
-	}
-	seg.snap = search.Snapshot{}
-	return seg, engine, nil
+	return seg, dim, nil
 }
 
 // unshare takes back the windows that records gave up to engine, before
@@ -404,7 +438,7 @@ func (s *state) adoptSegment(epoch uint64, seg *segment, engine *search.Engine) 
 	ix := newIndex(v)
 	ix.sizeFor(len(seg.ids))
 	ix.next = seg.next
-	meta := make(map[uint32]search.DocMeta, len(seg.ids))
+	meta := make([]search.DocMeta, len(seg.ids))
 	// recs[i] is the record of seg.ids[i]: the checks below walk it in
 	// doc order instead of iterating and probing the maps again.
 	recs := make([]*Record, len(seg.ids))
@@ -417,15 +451,17 @@ func (s *state) adoptSegment(epoch uint64, seg *segment, engine *search.Engine) 
 			ix.engine.Close()
 			return nil, fmt.Errorf("%w: record %x is not live", errSegment, id)
 		}
-		if _, dup := ix.docOf[r.ID]; dup {
+		doc := seg.docs[i]
+		// One map operation, not a lookup and then a store: a record
+		// listed twice leaves the map short of an entry.
+		if ix.docOf[r.ID] = doc; len(ix.docOf) != i+1 {
 			ix.engine.Close()
 			return nil, fmt.Errorf("%w: record %x is listed twice", errSegment, id)
 		}
-		doc := seg.docs[i]
 		recs[i] = r
-		ix.docOf[r.ID], ix.recOf[doc] = doc, r
+		ix.recOf[doc] = r
 		ix.countNamespace(r.Namespace, +1)
-		meta[doc] = metaOf(r)
+		meta[i] = metaOf(r)
 		if v.hasCurrentVectors(r) {
 			windows += r.Vectors.Len()
 		}
@@ -439,7 +475,7 @@ func (s *state) adoptSegment(epoch uint64, seg *segment, engine *search.Engine) 
 	}
 	ix.engine.Close()
 	ix.engine = engine
-	if err := engine.AttachMeta(meta); err != nil {
+	if err := engine.AttachMetaDocs(seg.docs, meta); err != nil {
 		return nil, fmt.Errorf("%w: %w", errSegment, err)
 	}
 	if got := engine.VectorCount(); got != windows {

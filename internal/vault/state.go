@@ -72,7 +72,7 @@ func (s *state) Reset() {
 		s.index.engine.Close()
 	}
 	if s.early != nil {
-		s.early.engine.Close()
+		s.early.close()
 	}
 	s.index = newIndex(s.v)
 	s.loading = true
@@ -109,7 +109,7 @@ func (s *state) Apply(c vaultfmt.Change) error {
 		if c.Item.Kind != kindRecord && c.Item.Kind != kindAudit {
 			return fmt.Errorf("vault: item %x of kind %d was left sealed", c.Item.ID, c.Item.Kind)
 		}
-		return s.applyCovered(c.Item.ID, c.Item.Kind)
+		return s.applyCovered(c.Item.ID, c.Item.Kind, c.Cover)
 	}
 	switch c.Item.Kind {
 	case kindRecord:
