@@ -443,7 +443,7 @@ func (r LatencyReport) WriteText(w io.Writer) error {
 			fmt.Fprintf(tw, "%s\t%s\t%s\n", what, ours, orDash(spec))
 		}
 	}
-	row(r.InitMs > 0, "fresh install → open vault offline", fmt.Sprintf("init %.0f ms, open --assert-offline %.0f ms", r.InitMs, r.OpenOfflineMs), "")
+	row(r.InitMs > 0, "fresh install, its empty vault: init, then open offline (subprocess)", fmt.Sprintf("init %.0f ms, open --assert-offline %.0f ms", r.InitMs, r.OpenOfflineMs), "")
 	row(r.OpenMs > 0, fmt.Sprintf("open a %d-memory vault (unlock excluded)", r.Records), fmt.Sprintf("%.0f ms", r.OpenMs), "")
 	row(r.Exact.N > 0, fmt.Sprintf("vector search, %d exact (int8) p50 / p95", r.Exact.N), fmt.Sprintf("%.3f / %.3f ms", r.Exact.P50Ms, r.Exact.P95Ms), "")
 	row(r.HNSW.N > 0, fmt.Sprintf("vector search, %d HNSW (recall@10 %.3f) p50 / p95", r.HNSW.N, r.HNSW.Recall), fmt.Sprintf("%.3f / %.3f ms", r.HNSW.P50Ms, r.HNSW.P95Ms), "")
