@@ -62,6 +62,9 @@ func (ix *index) add(r *Record) {
 	// Add fails only on a dimension mismatch, which hasCurrentVectors
 	// rules out; the record is then still found literally.
 	_ = ix.engine.Add(doc, r.Text, windows, metaOf(r))
+	if windows != nil {
+		r.Vectors.shareWithIndex(ix.engine, doc)
+	}
 }
 
 // build indexes every live record of a fresh replay at once, in write

@@ -65,6 +65,9 @@ type Vault struct {
 	building  bool
 	buildDone chan struct{}
 	buildErr  error
+	// importing is set while [Vault.Import] runs: its batches leave the
+	// timed checkpoint to the import's end (see [Vault.checkpointAfter]).
+	importing bool
 }
 
 // Create makes a new vault at path with a passphrase slot (and a keyfile
@@ -283,7 +286,7 @@ func (v *Vault) update(build func() ([]vaultfmt.Change, error)) error {
 			return err
 		}
 	}
-	if v.file.NeedsCompaction() || v.st.checkpointDue(v.file.Stats().JournalFrames, v.now()) {
+	if v.file.NeedsCompaction() || (!v.importing && v.st.checkpointDue(v.file.Stats().JournalFrames, v.now())) {
 		if err := v.compactSoon(); err != nil {
 			return fmt.Errorf("compact vault %s: %w (your data is safe in the journal)", v.path, err)
 		}

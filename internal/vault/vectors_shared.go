@@ -14,8 +14,10 @@ import (
 // byte for byte gives its own copy up and reads them from the index when
 // it needs them (re-encoding the record on an update, a neighbour query);
 // before the index lets go of a record's windows, the record takes its
-// copy back ([Vectors.reclaim]). Vectors made by a store keep their copy:
-// the saving is in the bulk of a replay, and the path stays simple.
+// copy back ([Vectors.reclaim]). A record a write indexes (a store, an
+// import's batch) gives its copy up the same way: an import of 100,000
+// memories otherwise held every one of their windows twice until the vault
+// was opened again.
 
 // int8Windows returns the windows' codes and scales, from the index when
 // the record gave its copy up. A detached record whose windows the index
