@@ -38,12 +38,6 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// binary builds cmd/compartment once per test run.
-func binary(t testing.TB) string {
-	t.Helper()
-	return compartment.Path(t)
-}
-
 // clientDir holds the npm-installed SDK and the bridge.
 func clientDir(t testing.TB) string {
 	t.Helper()
@@ -216,7 +210,7 @@ func (b *bridge) must(req map[string]any, into any) {
 // connect starts `compartment serve` under the SDK client.
 func (b *bridge) connect(env map[string]string, args ...string) {
 	b.t.Helper()
-	b.must(map[string]any{"op": "connect", "command": binary(b.t), "args": append([]string{"serve"}, args...), "env": env}, nil)
+	b.must(map[string]any{"op": "connect", "command": compartment.Path(b.t), "args": append([]string{"serve"}, args...), "env": env}, nil)
 }
 
 type closeResult struct {
