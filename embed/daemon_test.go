@@ -256,6 +256,13 @@ func reference(t *testing.T, model string) ([]Document, []float32, ModelInfo) {
 		t.Fatal(err)
 	}
 	defer enc.Close()
+	docs, q := embedAll(t, enc)
+	return docs, q, enc.Info()
+}
+
+// embedAll embeds daemonTexts and daemonQuery with enc.
+func embedAll(t *testing.T, enc Encoder) ([]Document, []float32) {
+	t.Helper()
 	docs, err := enc.EmbedDocuments(daemonTexts)
 	if err != nil {
 		t.Fatal(err)
@@ -264,7 +271,23 @@ func reference(t *testing.T, model string) ([]Document, []float32, ModelInfo) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return docs, q, enc.Info()
+	return docs, q
+}
+
+// openServed opens model through Open and wants a daemon to serve it,
+// failing with noDaemon when none does; the caller closes the encoder.
+func openServed(t *testing.T, model, noDaemon string) (Encoder, int) {
+	t.Helper()
+	enc, err := Open(LoadOptions{Name: model})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := DaemonPID(enc)
+	if pid == 0 {
+		enc.Close()
+		t.Fatal(noDaemon)
+	}
+	return enc, pid
 }
 
 // TestONNXDaemonConcurrentClients: four client processes start at once;
@@ -327,15 +350,8 @@ func TestONNXDaemonSurvivesKilledClient(t *testing.T) {
 	model := daemonModel(t)
 	socket := daemonEnv(t)
 	wantDocs, wantQuery, _ := reference(t, model)
-	enc, err := Open(LoadOptions{Name: model})
-	if err != nil {
-		t.Fatal(err)
-	}
+	enc, pid := openServed(t, model, "no daemon")
 	defer enc.Close()
-	pid := DaemonPID(enc)
-	if pid == 0 {
-		t.Fatal("no daemon")
-	}
 	argv := helperArgv("hang")
 	victim := exec.Command(argv[0], append(argv[1:], model)...)
 	out, err := victim.StdoutPipe()
@@ -355,14 +371,7 @@ func TestONNXDaemonSurvivesKilledClient(t *testing.T) {
 	}
 	victim.Process.Signal(syscall.SIGKILL)
 	victim.Wait()
-	docs, err := enc.EmbedDocuments(daemonTexts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q, err := enc.EmbedQuery(daemonQuery)
-	if err != nil {
-		t.Fatal(err)
-	}
+	docs, q := embedAll(t, enc)
 	sameVectors(t, "survivor", docs, q, wantDocs, wantQuery)
 	if DaemonPID(enc) != pid || status(t, socket).PID != pid {
 		t.Errorf("the daemon changed from pid %d", pid)
@@ -387,15 +396,8 @@ func TestONNXDaemonReplacesStale(t *testing.T) {
 	if _, err := os.Stat(socket); err != nil {
 		t.Fatalf("the stale socket is gone before the test: %v", err)
 	}
-	enc, err := Open(LoadOptions{Name: model})
-	if err != nil {
-		t.Fatal(err)
-	}
+	enc, first := openServed(t, model, "no daemon replaced the stale socket")
 	defer enc.Close()
-	first := DaemonPID(enc)
-	if first == 0 {
-		t.Fatal("no daemon replaced the stale socket")
-	}
 	// A daemon that crashed: its lock dies with it, its socket stays.
 	if err := syscall.Kill(first, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
@@ -561,14 +563,8 @@ func TestONNXDaemonPrivateRuntimeDir(t *testing.T) {
 		t.Fatalf("socket path %s", socket)
 	}
 	defer StopDaemon(socket)
-	enc, err := Open(LoadOptions{Name: model})
-	if err != nil {
-		t.Fatal(err)
-	}
+	enc, _ := openServed(t, model, "no daemon")
 	defer enc.Close()
-	if DaemonPID(enc) == 0 {
-		t.Fatal("no daemon")
-	}
 	for path, want := range map[string]os.FileMode{dir: 0o700, socket: 0o600} {
 		st, err := os.Stat(path)
 		if err != nil {

@@ -156,6 +156,39 @@ func TestDotF32NonFinite(t *testing.T) {
 
 const guard = -7777
 
+// guarded is a result slice for rows with a guard value either side of
+// it (buf is the whole, out the rows), to catch a kernel writing outside
+// out.
+func guarded[T int32 | float32](rows int) (buf, out []T) {
+	buf = make([]T, rows+2)
+	fillGuard(buf)
+	return buf, buf[1 : rows+1]
+}
+
+func fillGuard[T int32 | float32](buf []T) {
+	for i := range buf {
+		buf[i] = guard
+	}
+}
+
+// wantGuards fails t when kernel wrote over either guard of buf.
+func wantGuards[T int32 | float32](t *testing.T, buf []T, dim int, kernel string) {
+	t.Helper()
+	if buf[0] != guard || buf[len(buf)-1] != guard {
+		t.Fatalf("dim=%d: %s wrote outside out: %v", dim, kernel, buf)
+	}
+}
+
+// randRows is rows row numbers below rows, repeats allowed, as a gather
+// takes them.
+func randRows(rng *rand.Rand, rows int) []uint32 {
+	idx := make([]uint32, rows)
+	for i := range idx {
+		idx[i] = uint32(rng.IntN(rows))
+	}
+	return idx
+}
+
 func TestBatchAndGatherI8(t *testing.T) {
 	forEachTier(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(5, 6))
@@ -163,31 +196,18 @@ func TestBatchAndGatherI8(t *testing.T) {
 			rows := 1 + dim%5
 			q := offsetCopy(randI8(rng, dim), 1)
 			m := offsetCopy(randI8(rng, dim*rows), 1+dim%3)
-			buf := make([]int32, rows+2)
-			for i := range buf {
-				buf[i] = guard
-			}
-			out := buf[1 : rows+1]
+			buf, out := guarded[int32](rows)
 			DotI8Batch(q, m, out)
-			if buf[0] != guard || buf[rows+1] != guard {
-				t.Fatalf("dim=%d: batch wrote outside out: %v", dim, buf)
-			}
+			wantGuards(t, buf, dim, "batch")
 			for r := range rows {
 				if want := dotI8Ref(q, m[r*dim:]); out[r] != want {
 					t.Fatalf("dim=%d row %d: batch %d, reference %d", dim, r, out[r], want)
 				}
 			}
-			idx := make([]uint32, rows)
-			for i := range idx {
-				idx[i] = uint32(rng.IntN(rows))
-			}
-			for i := range buf {
-				buf[i] = guard
-			}
+			idx := randRows(rng, rows)
+			fillGuard(buf)
 			DotI8Gather(q, m, idx, out)
-			if buf[0] != guard || buf[rows+1] != guard {
-				t.Fatalf("dim=%d: gather wrote outside out: %v", dim, buf)
-			}
+			wantGuards(t, buf, dim, "gather")
 			for i, r := range idx {
 				if want := dotI8Ref(q, m[int(r)*dim:]); out[i] != want {
 					t.Fatalf("dim=%d gather %d (row %d): %d, reference %d", dim, i, r, out[i], want)
@@ -204,29 +224,18 @@ func TestBatchAndGatherF32(t *testing.T) {
 			rows := 1 + dim%5
 			q := offsetCopy(randF32(rng, dim), 3)
 			m := offsetCopy(randF32(rng, dim*rows), 1+dim%3)
-			buf := make([]float32, rows+2)
-			for i := range buf {
-				buf[i] = guard
-			}
-			out := buf[1 : rows+1]
+			buf, out := guarded[float32](rows)
 			DotF32Batch(q, m, out)
-			if buf[0] != guard || buf[rows+1] != guard {
-				t.Fatalf("dim=%d: batch wrote outside out: %v", dim, buf)
-			}
+			wantGuards(t, buf, dim, "batch")
 			for r := range rows {
 				row := m[r*dim : r*dim+dim]
 				if want := dotF32Ref(q, row); !f32Close(out[r], want, q, row) {
 					t.Fatalf("dim=%d row %d: batch %g, reference %g", dim, r, out[r], want)
 				}
 			}
-			idx := make([]uint32, rows)
-			for i := range idx {
-				idx[i] = uint32(rng.IntN(rows))
-			}
+			idx := randRows(rng, rows)
 			DotF32Gather(q, m, idx, out)
-			if buf[0] != guard || buf[rows+1] != guard {
-				t.Fatalf("dim=%d: gather wrote outside out: %v", dim, buf)
-			}
+			wantGuards(t, buf, dim, "gather")
 			for i, r := range idx {
 				row := m[int(r)*dim : int(r)*dim+dim]
 				if want := dotF32Ref(q, row); !f32Close(out[i], want, q, row) {

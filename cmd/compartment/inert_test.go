@@ -2,37 +2,19 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/compartment/compartment/internal/render/rendertest"
+	"github.com/compartment/compartment/internal/vault"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"unicode/utf8"
-
-	"github.com/compartment/compartment/internal/render"
-	"github.com/compartment/compartment/internal/vault"
 )
 
-// hostile is a string of everything a terminal acts on: an OSC title set,
-// a screen clear, BEL, a carriage return that rewrites the line, DEL, a C1
-// CSI, a bidi override, a line separator and a byte that is not UTF-8.
-const hostile = "\x1b]0;pwned\x07\x1b[2J\rfake\x7f\u009b31m\u202egnp.exe\u2028\xff"
+// hostile and rawControl are the shared ones of [rendertest].
+const hostile = rendertest.Hostile
 
-// rawControl returns the first character in s a terminal would act on,
-// other than the newline and tab that lay out the CLI's own lines, or "".
-func rawControl(s string) string {
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n <= 1 {
-			return s[i : i+1]
-		}
-		if r != '\n' && r != '\t' && render.UnsafeRune(r) {
-			return string(r)
-		}
-		i += n
-	}
-	return ""
-}
+var rawControl = rendertest.RawControl
 
 // TestCLIOutputIsInert drives the CLI's output paths, results and errors
 // alike, with hostile strings in ids, paths, arguments, file content,

@@ -14,14 +14,10 @@ import (
 // pair is two devices on one folder, each with a few memories, merged.
 func pair(t *testing.T) (folder string, a, b *device) {
 	t.Helper()
-	clearEnv(t)
-	folder = filepath.Join(t.TempDir(), "sync")
-	a = newDevice(t, "a", folder, true)
-	b = newDevice(t, "b", folder, false)
+	folder, a, b = joined(t)
 	a.store("the office wifi is called heron")
 	b.store("the backup job runs at two in the morning")
-	a.merge()
-	b.merge()
+	mergeInTurn(a, b)
 	return folder, a, b
 }
 

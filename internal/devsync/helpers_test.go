@@ -69,6 +69,38 @@ func newDevice(t testing.TB, name, folder string, first bool) *device {
 	return d
 }
 
+// joined is two fresh devices on one new folder: a initialised it, b
+// joined it. Neither has stored or merged anything yet.
+func joined(t *testing.T) (folder string, a, b *device) {
+	t.Helper()
+	clearEnv(t)
+	folder = filepath.Join(t.TempDir(), "sync")
+	a = newDevice(t, "a", folder, true)
+	b = newDevice(t, "b", folder, false)
+	return folder, a, b
+}
+
+// mergeInTurn merges on each device in the order given, as a user moving
+// from one machine to the next would.
+func mergeInTurn(ds ...*device) {
+	for _, d := range ds {
+		d.merge()
+	}
+}
+
+// wantGone fails unless every id is unknown to every device; when says at
+// which point of the test it should have gone.
+func wantGone(t *testing.T, when string, ids []string, ds ...*device) {
+	t.Helper()
+	for _, d := range ds {
+		for _, id := range ids {
+			if _, err := d.v.Get(id); err == nil {
+				t.Fatalf("%s still holds %s%s", d.name, id, when)
+			}
+		}
+	}
+}
+
 func (d *device) setUp(folder string, first bool) {
 	d.t.Helper()
 	o := SetupOptions{Passphrase: testPass, KDF: testKDF, Name: d.name}

@@ -26,9 +26,7 @@ func TestTwoDevicesShareOneFolder(t *testing.T) {
 
 	x := a.store("the deploy key lives in the team vault")
 	y := b.store("the release train leaves on thursdays")
-	a.merge()
-	b.merge()
-	a.merge()
+	mergeInTurn(a, b, a)
 	if diff := sameLists(a.memories(), b.memories()); diff != "" {
 		t.Fatalf("devices differ:\n%s", diff)
 	}
@@ -48,18 +46,11 @@ func TestTwoDevicesShareOneFolder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.merge()
-	a.merge()
+	mergeInTurn(b, a)
 	if diff := sameLists(a.memories(), b.memories()); diff != "" {
 		t.Fatalf("devices differ after forget, shred, link:\n%s", diff)
 	}
-	for _, d := range []*device{a, b} {
-		for _, id := range []string{x, old} {
-			if _, err := d.v.Get(id); err == nil {
-				t.Fatalf("%s still holds %s", d.name, id)
-			}
-		}
-	}
+	wantGone(t, "", []string{x, old}, a, b)
 	if err := b.v.Unlink(rel.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -74,10 +65,7 @@ func TestTwoDevicesShareOneFolder(t *testing.T) {
 // before either saw the other's ends as one live memory on both, the
 // first stored; a claim that differs in a number stays two.
 func TestSameFactOnTwoDevicesIsOneMemory(t *testing.T) {
-	clearEnv(t)
-	folder := filepath.Join(t.TempDir(), "sync")
-	a := newDevice(t, "a", folder, true)
-	b := newDevice(t, "b", folder, false)
+	_, a, b := joined(t)
 	first := a.store("The staging database listens on port 5433.")
 	// Two devices' stores in one millisecond are concurrent: the fold
 	// orders them by device id, not by which ran first. Let the wall
@@ -85,9 +73,7 @@ func TestSameFactOnTwoDevicesIsOneMemory(t *testing.T) {
 	time.Sleep(3 * time.Millisecond)
 	b.store("the staging database listens on port 5433")
 	b.store("the staging database listens on port 5434")
-	b.merge()
-	a.merge()
-	b.merge()
+	mergeInTurn(b, a, b)
 	for _, d := range []*device{a, b} {
 		got := d.liveTexts()
 		if len(got) != 2 {
@@ -105,10 +91,7 @@ func TestSameFactOnTwoDevicesIsOneMemory(t *testing.T) {
 
 // TestReopenMergesWhatArrived: a command that opens the vault merges.
 func TestReopenMergesWhatArrived(t *testing.T) {
-	clearEnv(t)
-	folder := filepath.Join(t.TempDir(), "sync")
-	a := newDevice(t, "a", folder, true)
-	b := newDevice(t, "b", folder, false)
+	_, a, b := joined(t)
 	a.store("the printer on floor two jams on a4 paper")
 	if _, err := b.reopen(); err != nil {
 		t.Fatal(err)
@@ -137,15 +120,10 @@ func TestJoinWrongPassphrase(t *testing.T) {
 // superseded (found by id, as `get` shows it) destroys the claim too: the
 // copy the fold kept goes with it, on both devices.
 func TestShredOfAFoldedCopyTakesTheOneKept(t *testing.T) {
-	clearEnv(t)
-	folder := filepath.Join(t.TempDir(), "sync")
-	a := newDevice(t, "a", folder, true)
-	b := newDevice(t, "b", folder, false)
+	_, a, b := joined(t)
 	one := a.store("the gate code is 9021")
 	other := b.store("The gate code is 9021.")
-	b.merge()
-	a.merge()
-	b.merge()
+	mergeInTurn(b, a, b)
 	folded := ""
 	for _, id := range []string{one, other} {
 		r, err := a.v.Get(id)
@@ -162,41 +140,20 @@ func TestShredOfAFoldedCopyTakesTheOneKept(t *testing.T) {
 	if _, err := a.v.Forget(folded, true); err != nil {
 		t.Fatal(err)
 	}
-	a.merge()
-	b.merge()
-	a.merge()
-	for _, d := range []*device{a, b} {
-		for _, id := range []string{one, other} {
-			if _, err := d.v.Get(id); err == nil {
-				t.Fatalf("%s still holds %s after the folded copy %s was shredded", d.name, id, folded)
-			}
-		}
-	}
+	mergeInTurn(a, b, a)
+	wantGone(t, " after the folded copy "+folded+" was shredded", []string{one, other}, a, b)
 }
 
 // TestShredTakesFoldedTwins: a claim stored on two devices is one memory;
 // shredding it shreds both copies everywhere, not only the one kept.
 func TestShredTakesFoldedTwins(t *testing.T) {
-	clearEnv(t)
-	folder := filepath.Join(t.TempDir(), "sync")
-	a := newDevice(t, "a", folder, true)
-	b := newDevice(t, "b", folder, false)
+	_, a, b := joined(t)
 	kept := a.store("the alarm code is 4417")
 	twin := b.store("The alarm code is 4417.")
-	b.merge()
-	a.merge()
-	b.merge()
+	mergeInTurn(b, a, b)
 	if _, err := a.v.Forget(kept, true); err != nil {
 		t.Fatal(err)
 	}
-	a.merge()
-	b.merge()
-	a.merge()
-	for _, d := range []*device{a, b} {
-		for _, id := range []string{kept, twin} {
-			if _, err := d.v.Get(id); err == nil {
-				t.Fatalf("%s still holds %s after the shred", d.name, id)
-			}
-		}
-	}
+	mergeInTurn(a, b, a)
+	wantGone(t, " after the shred", []string{kept, twin}, a, b)
 }

@@ -82,7 +82,7 @@ func preload(b *testing.B, f fixture, n int) {
 	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
 		b.Fatal(err)
 	}
-	cmd := exec.Command(binary(b), "import", path)
+	cmd := exec.Command(compartment.Path(b), "import", path)
 	for k, v := range f.env(true) {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}

@@ -47,7 +47,7 @@ func TestServeRefusesOversizedMessage(t *testing.T) {
 func servePeak(t *testing.T, n int64, tooLong bool) int64 {
 	t.Helper()
 	f := newFixture(t)
-	cmd := exec.Command(binary(t), "serve")
+	cmd := exec.Command(compartment.Path(t), "serve")
 	for k, v := range f.env(true) {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}

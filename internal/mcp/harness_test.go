@@ -9,11 +9,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/compartment/compartment/internal/hermetic"
+	"github.com/compartment/compartment/internal/testbin"
 	"github.com/compartment/compartment/internal/vault"
 	"github.com/compartment/compartment/vaultfmt"
 )
@@ -28,47 +28,14 @@ const testPassphrase = "correct horse battery staple"
 // cheapKDF keeps Argon2id fast in tests; the default is tested in vaultfmt.
 var cheapKDF = vaultfmt.KDFParams{Time: 1, MemoryKiB: 8 * 1024, Threads: 1}
 
-var (
-	buildOnce sync.Once
-	binDir    string
-	binPath   string
-	buildErr  error
-)
+// compartment is the CLI under test, built once per test run.
+var compartment = testbin.Command{Pkg: testbin.Compartment}
 
 func TestMain(m *testing.M) {
 	hermetic.Clear()
 	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
+	compartment.Remove()
 	os.Exit(code)
-}
-
-// binary builds cmd/compartment once per test run.
-func binary(t testing.TB) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		binDir, buildErr = os.MkdirTemp("", "compartment-mcp-e2e-")
-		if buildErr != nil {
-			return
-		}
-		binPath = filepath.Join(binDir, "compartment")
-		cmd := exec.Command(goTool(), "build", "-o", binPath, "github.com/compartment/compartment/cmd/compartment")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return binPath
-}
-
-func goTool() string {
-	if p, err := exec.LookPath("go"); err == nil {
-		return p
-	}
-	return "go" // not on PATH: exec's error then names it
 }
 
 // clientDir holds the npm-installed SDK and the bridge.
@@ -243,7 +210,7 @@ func (b *bridge) must(req map[string]any, into any) {
 // connect starts `compartment serve` under the SDK client.
 func (b *bridge) connect(env map[string]string, args ...string) {
 	b.t.Helper()
-	b.must(map[string]any{"op": "connect", "command": binary(b.t), "args": append([]string{"serve"}, args...), "env": env}, nil)
+	b.must(map[string]any{"op": "connect", "command": compartment.Path(b.t), "args": append([]string{"serve"}, args...), "env": env}, nil)
 }
 
 type closeResult struct {

@@ -1,4 +1,4 @@
-package render
+package render_test
 
 import (
 	"bytes"
@@ -7,28 +7,15 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/compartment/compartment/internal/render"
+	"github.com/compartment/compartment/internal/render/rendertest"
 )
 
-// hostile is a string of everything a terminal acts on: an OSC title set,
-// a screen clear, BEL, a carriage return that rewrites the line, DEL, a C1
-// CSI, a bidi override, a line separator and a byte that is not UTF-8.
-const hostile = "\x1b]0;pwned\x07\x1b[2J\rfake\x7f\u009b31m\u202egnp.exe\u2028\xff"
+// hostile and rawControl are the shared ones of [rendertest].
+const hostile = rendertest.Hostile
 
-// rawControl returns the first character in s a terminal would act on,
-// other than the newline and tab that lay out the CLI's own lines, or "".
-func rawControl(s string) string {
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n <= 1 {
-			return s[i : i+1]
-		}
-		if r != '\n' && r != '\t' && UnsafeRune(r) {
-			return string(r)
-		}
-		i += n
-	}
-	return ""
-}
+var rawControl = rendertest.RawControl
 
 func TestInert(t *testing.T) {
 	for in, want := range map[string]string{
@@ -42,7 +29,7 @@ func TestInert(t *testing.T) {
 		`a \x1b that was typed`:  `a \\x1b that was typed`,
 		"del \x7f":               `del \x7f`,
 	} {
-		if got := Inert(in); got != want {
+		if got := render.Inert(in); got != want {
 			t.Errorf("Inert(%q) = %q, want %q", in, got, want)
 		}
 	}
@@ -53,7 +40,7 @@ func TestInert(t *testing.T) {
 // the end is shown escaped.
 func TestTermWriter(t *testing.T) {
 	var b bytes.Buffer
-	w := NewWriter(&b)
+	w := render.NewWriter(&b)
 	s := "ü→\u202e"
 	for i := range len(s) {
 		io.WriteString(w, s[i:i+1])
@@ -64,7 +51,7 @@ func TestTermWriter(t *testing.T) {
 	}
 	b.Reset()
 	in := map[string]string{"t": "del\x7f c1\u0085 bidi\u202e esc\x1b"}
-	JSON(w, in)
+	render.JSON(w, in)
 	var back map[string]string
 	if err := json.Unmarshal(b.Bytes(), &back); err != nil || back["t"] != in["t"] || rawControl(b.String()) != "" {
 		t.Errorf("JSON through the writer: %q (%v)", b.String(), err)
@@ -85,11 +72,11 @@ func FuzzInert(f *testing.F) {
 		f.Add(s, 1)
 	}
 	f.Fuzz(func(t *testing.T, s string, cut int) {
-		if bad := rawControl(Inert(s)); bad != "" || strings.ContainsAny(Inert(s), "\n\t") {
+		if bad := rawControl(render.Inert(s)); bad != "" || strings.ContainsAny(render.Inert(s), "\n\t") {
 			t.Fatalf("Inert(%q) holds %q", s, bad)
 		}
 		var b bytes.Buffer
-		w := NewWriter(&b)
+		w := render.NewWriter(&b)
 		cut = min(max(cut, 0), len(s))
 		io.WriteString(w, s[:cut])
 		io.WriteString(w, s[cut:])
@@ -98,7 +85,7 @@ func FuzzInert(f *testing.F) {
 			t.Fatalf("stream of %q holds %q: %q", s, bad, b.String())
 		}
 		b.Reset()
-		JSON(w, map[string]string{"s": s})
+		render.JSON(w, map[string]string{"s": s})
 		w.Flush()
 		var back map[string]string
 		if err := json.Unmarshal(b.Bytes(), &back); err != nil || back["s"] != strings.ToValidUTF8(s, "\ufffd") {

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/compartment/compartment/internal/session"
+	"github.com/compartment/compartment/internal/testbin"
 	"github.com/compartment/compartment/internal/vault"
 	"github.com/compartment/compartment/vaultfmt"
 )
@@ -29,57 +30,30 @@ import (
 // testPass is the passphrase of every test vault.
 const testPass = "correct horse battery staple"
 
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-	binDir    string
-	// origEnv is the environment before any test changed it: the build
-	// must see the real HOME and Go caches, not a test's temp home.
-	origEnv []string
-)
+// compartment is the CLI under test, built once per test run with the
+// environment from before any test changed it: the build must see the
+// real HOME and Go caches, not a test's temp home.
+var compartment = testbin.Command{Pkg: testbin.Compartment}
 
 func TestMain(m *testing.M) {
-	origEnv = os.Environ()
+	compartment.Env = os.Environ()
 	// Hermetic: whatever COMPARTMENT_* the user has set (the README tells
 	// them to set COMPARTMENT_PASSPHRASE) must not reach a test that did
 	// not set it itself.
-	for _, kv := range origEnv {
+	for _, kv := range compartment.Env {
 		if name, _, _ := strings.Cut(kv, "="); strings.HasPrefix(name, "COMPARTMENT_") {
 			os.Unsetenv(name)
 		}
 	}
 	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
+	compartment.Remove()
 	os.Exit(code)
 }
 
 // binary builds cmd/compartment once per test run.
 func binary(t testing.TB) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		binDir, buildErr = os.MkdirTemp("", "compartment-session-bin-")
-		if buildErr != nil {
-			return
-		}
-		binPath = filepath.Join(binDir, "compartment")
-		goTool, err := exec.LookPath("go")
-		if err != nil {
-			goTool = "go" // not on PATH: exec's error then names it
-		}
-		cmd := exec.Command(goTool, "build", "-o", binPath, "github.com/compartment/compartment/cmd/compartment")
-		cmd.Env = origEnv
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("build compartment: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return binPath
+	return compartment.Path(t)
 }
 
 // env is one isolated user: home, session and boot secret directories, a

@@ -137,43 +137,28 @@ func TestDecideOpinion(t *testing.T) {
 		// Objects that agree word for word are one opinion whatever the
 		// cosine (the bundled model gives the first pair 0.19); any other
 		// difference still needs the model.
-		for _, c := range []float64{-1, 0, cal.CosFloor - 0.01} {
-			for _, p := range [][2]string{
-				{"Nadia finds Kubernetes overcomplicated.", "Nadia thinks Kubernetes is too complicated."},
-				{"Kofi dislikes calls in the evening.", "Kofi doesn't like having calls in the evenings."},
-				// a noun said as a gerund with its object ([complements])
-				{"Tomas likes batch exports.", "Tomas prefers batch-exporting invoices."},
-				// a word said otherwise by the lexicon ([sayOtherwise])
-				{"Marcus prefers trains over flights within Scandinavia.", "Within Scandinavia, Marcus would rather take the train than fly."},
-				{"Oona likes backups before every trip.", "Oona prefers backing up before every trip."},
-			} {
-				if got := DecideOpinion(p[0], p[1], c, cal); got != OpinionSame {
-					t.Errorf("%s: %q then %q at cos %.2f: %v, want same", name, p[0], p[1], c, got)
-				}
-			}
-			for _, p := range [][2]string{
-				{"Nadia finds Kubernetes overcomplicated.", "Nadia finds Kubernetes not overcomplicated."},
-				{"Kofi dislikes calls in the evening.", "Kofi dislikes calls in the morning."},
-				{"Tomas likes batch exports.", "Tomas prefers batch-exporting at night."},
-			} {
-				if got := DecideOpinion(p[0], p[1], c, cal); got != OpinionUnrelated {
-					t.Errorf("%s: %q then %q at cos %.2f: %v, want unrelated (the model must say same topic)", name, p[0], p[1], c, got)
-				}
-			}
-		}
+		belowFloor := []float64{-1, 0, cal.CosFloor - 0.01}
+		wantAtCosines(t, name, cal, belowFloor, OpinionSame, "", [][2]string{
+			{"Nadia finds Kubernetes overcomplicated.", "Nadia thinks Kubernetes is too complicated."},
+			{"Kofi dislikes calls in the evening.", "Kofi doesn't like having calls in the evenings."},
+			// a noun said as a gerund with its object ([complements])
+			{"Tomas likes batch exports.", "Tomas prefers batch-exporting invoices."},
+			// a word said otherwise by the lexicon ([sayOtherwise])
+			{"Marcus prefers trains over flights within Scandinavia.", "Within Scandinavia, Marcus would rather take the train than fly."},
+			{"Oona likes backups before every trip.", "Oona prefers backing up before every trip."},
+		})
+		wantAtCosines(t, name, cal, belowFloor, OpinionUnrelated, " (the model must say same topic)", [][2]string{
+			{"Nadia finds Kubernetes overcomplicated.", "Nadia finds Kubernetes not overcomplicated."},
+			{"Kofi dislikes calls in the evening.", "Kofi dislikes calls in the morning."},
+			{"Tomas likes batch exports.", "Tomas prefers batch-exporting at night."},
+		})
 		// A comparison against what the old opinion holds is a changed
 		// mind whatever the cosine ([overturns]); the bundled model puts
 		// the first pair apart.
-		for _, c := range []float64{-1, 0, cal.CosFloor - 0.01} {
-			for _, p := range [][2]string{
-				{"Kofi prefers rebasing to keep history linear.", "Kofi now prefers merge commits over rebasing."},
-				{"Beatriz prefers cycling to the office.", "Beatriz now prefers taking the tram to the office rather than cycling."},
-			} {
-				if got := DecideOpinion(p[0], p[1], c, cal); got != OpinionConflict {
-					t.Errorf("%s: %q then %q at cos %.2f: %v, want conflict", name, p[0], p[1], c, got)
-				}
-			}
-		}
+		wantAtCosines(t, name, cal, belowFloor, OpinionConflict, "", [][2]string{
+			{"Kofi prefers rebasing to keep history linear.", "Kofi now prefers merge commits over rebasing."},
+			{"Beatriz prefers cycling to the office.", "Beatriz now prefers taking the tram to the office rather than cycling."},
+		})
 		// A shared name needs only the model's floor.
 		jira, jiraNow := "Marcus likes Jira for planning.", "Marcus has grown tired of Jira and would rather use Linear."
 		if got := DecideOpinion(jira, jiraNow, cal.CosFloor, cal); got != OpinionConflict {
@@ -181,6 +166,19 @@ func TestDecideOpinion(t *testing.T) {
 		}
 		if got := DecideOpinion(jira, jiraNow, cal.CosFloor-0.01, cal); got != OpinionUnrelated {
 			t.Errorf("%s: a shared name below cos_floor: %v, want unrelated", name, got)
+		}
+	}
+}
+
+// wantAtCosines reports each pair whose verdict under cal (named name) is
+// not want at one of cosines; why is added to the message.
+func wantAtCosines(t *testing.T, name string, cal rank.Calibration, cosines []float64, want OpinionVerdict, why string, pairs [][2]string) {
+	t.Helper()
+	for _, c := range cosines {
+		for _, p := range pairs {
+			if got := DecideOpinion(p[0], p[1], c, cal); got != want {
+				t.Errorf("%s: %q then %q at cos %.2f: %v, want %v%s", name, p[0], p[1], c, got, want, why)
+			}
 		}
 	}
 }

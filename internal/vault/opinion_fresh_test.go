@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/compartment/compartment/fts"
+	"github.com/compartment/compartment/rank"
 	"pgregory.net/rapid"
 )
 
@@ -38,21 +39,12 @@ func TestPropFreshDifferentAspectsNeverConflict(t *testing.T) {
 	cals := calibrations(t)
 	rapid.Check(t, func(t *rapid.T) {
 		holder := rapid.SampledFrom(freshHolders).Draw(t, "holder")
-		v1 := rapid.SampledFrom(freshValues).Draw(t, "value1")
-		v2 := rapid.SampledFrom(freshValues).Filter(func(s string) bool { return !sharesWord(s, v1) }).Draw(t, "value2")
-		c1 := rapid.SampledFrom(append(freshContexts, "")).Draw(t, "context1")
-		c2 := rapid.SampledFrom(append(freshContexts, "")).Filter(func(s string) bool { return s == "" || !sharesWord(s, c1) }).Draw(t, "context2")
+		v1, v2, c1, c2 := drawOtherAspects(t, freshValues, freshContexts)
 		pre := rapid.SampledFrom(markerPrefix).Draw(t, "prefix")
 		a := strings.TrimSpace(holder+" "+rapid.SampledFrom(freshStances).Draw(t, "stance1")+" "+v1+" "+c1) + "."
 		b := strings.TrimSpace(holder+" "+pre+rapid.SampledFrom(freshStances).Draw(t, "stance2")+" "+v2+" "+c2) + "."
 		cos := rapid.Float64Range(-1, 1).Draw(t, "cos")
-		for name, cal := range cals {
-			for _, c := range []float64{cos, 1} {
-				if got := DecideOpinion(a, b, c, cal); got != OpinionUnrelated {
-					t.Fatalf("%s: %q then %q at cos %.3f: %v, want unrelated", name, a, b, c, got)
-				}
-			}
-		}
+		wantVerdict(t, cals, a, b, OpinionUnrelated, func(rank.Calibration) []float64 { return []float64{cos, 1} })
 	})
 }
 
@@ -87,17 +79,8 @@ func TestPropFreshRestatementsNeverConflict(t *testing.T) {
 			a = strings.TrimSpace(holder+" "+s1+" "+mod+" "+ng[0]+" "+context) + "."
 			b = strings.TrimSpace(holder+" "+s2+" "+mod+"-"+ng[1]+" "+rapid.SampledFrom(gerundObjects).Draw(t, "object")+" "+context) + "."
 		}
-		if rapid.Bool().Draw(t, "swap") {
-			a, b = b, a
-		}
-		for name, cal := range cals {
-			if got := DecideOpinion(a, b, 1, cal); got != OpinionSame {
-				t.Fatalf("%s: %q then %q: %v, want same", name, a, b, got)
-			}
-			if got := DecideOpinion(a, b, cal.SameMeaning, cal); got == OpinionConflict {
-				t.Fatalf("%s: %q then %q at same_meaning: conflict", name, a, b)
-			}
-		}
+		a, b = maybeSwap(t, a, b)
+		wantRestated(t, cals, a, b)
 	})
 }
 
@@ -139,16 +122,8 @@ func TestPropFreshChangedStanceAlwaysConflicts(t *testing.T) {
 			b = holder + " " + marker[0] + pos + " " + mod + "-" + ng[1] + " " + rapid.SampledFrom(gerundObjects).Draw(t, "object") +
 				" " + context + marker[1] + "."
 		}
-		if rapid.Bool().Draw(t, "swap") {
-			a, b = b, a
-		}
-		for name, cal := range cals {
-			for _, c := range []float64{cal.SameTopic, cal.SameMeaning, 1} {
-				if got := DecideOpinion(a, b, c, cal); got != OpinionConflict {
-					t.Fatalf("%s: %q then %q at cos %.3f: %v, want conflict", name, a, b, c, got)
-				}
-			}
-		}
+		a, b = maybeSwap(t, a, b)
+		wantVerdict(t, cals, a, b, OpinionConflict, topicMeaningAndOne)
 	})
 }
 

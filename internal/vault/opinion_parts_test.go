@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/compartment/compartment/rank"
 	"pgregory.net/rapid"
 )
 
@@ -31,26 +32,67 @@ func sharesWord(a, b string) bool {
 	return false
 }
 
+// drawOtherAspects draws two things held that share no word and two
+// contexts that share none, either context possibly absent: one holder's
+// two different aspects.
+func drawOtherAspects(t *rapid.T, values, contexts []string) (v1, v2, c1, c2 string) {
+	v1 = rapid.SampledFrom(values).Draw(t, "value1")
+	v2 = rapid.SampledFrom(values).Filter(func(s string) bool { return !sharesWord(s, v1) }).Draw(t, "value2")
+	c1 = rapid.SampledFrom(append(contexts, "")).Draw(t, "context1")
+	c2 = rapid.SampledFrom(append(contexts, "")).Filter(func(s string) bool { return s == "" || !sharesWord(s, c1) }).Draw(t, "context2")
+	return v1, v2, c1, c2
+}
+
+// maybeSwap draws whether b is stored first.
+func maybeSwap(t *rapid.T, a, b string) (string, string) {
+	if rapid.Bool().Draw(t, "swap") {
+		return b, a
+	}
+	return a, b
+}
+
+// wantVerdict fails t unless DecideOpinion finds want for a then b under
+// every calibration, at each cosine at gives for that calibration.
+func wantVerdict(t *rapid.T, cals map[string]rank.Calibration, a, b string, want OpinionVerdict, at func(rank.Calibration) []float64) {
+	for name, cal := range cals {
+		for _, c := range at(cal) {
+			if got := DecideOpinion(a, b, c, cal); got != want {
+				t.Fatalf("%s: %q then %q at cos %.3f: %v, want %v", name, a, b, c, got, want)
+			}
+		}
+	}
+}
+
+// topicMeaningAndOne are the cosines at which a changed stance must still
+// conflict: the calibration's same-topic and same-meaning points, and 1.
+func topicMeaningAndOne(cal rank.Calibration) []float64 {
+	return []float64{cal.SameTopic, cal.SameMeaning, 1}
+}
+
+// wantRestated fails t unless a then b is the same opinion at cosine 1 and
+// no conflict at same_meaning, under every calibration.
+func wantRestated(t *rapid.T, cals map[string]rank.Calibration, a, b string) {
+	for name, cal := range cals {
+		if got := DecideOpinion(a, b, 1, cal); got != OpinionSame {
+			t.Fatalf("%s: %q then %q: %v, want same", name, a, b, got)
+		}
+		if got := DecideOpinion(a, b, cal.SameMeaning, cal); got == OpinionConflict {
+			t.Fatalf("%s: %q then %q at same_meaning: conflict", name, a, b)
+		}
+	}
+}
+
 // One holder, two different aspects: never a conflict (nor a
 // restatement), whatever the cosine and whichever model's calibration.
 func TestPropOneHolderDifferentAspectsNeverConflict(t *testing.T) {
 	cals := calibrations(t)
 	rapid.Check(t, func(t *rapid.T) {
 		holder := rapid.SampledFrom(propHolders).Draw(t, "holder")
-		v1 := rapid.SampledFrom(propValues).Draw(t, "value1")
-		v2 := rapid.SampledFrom(propValues).Filter(func(s string) bool { return !sharesWord(s, v1) }).Draw(t, "value2")
-		c1 := rapid.SampledFrom(append(propContexts, "")).Draw(t, "context1")
-		c2 := rapid.SampledFrom(append(propContexts, "")).Filter(func(s string) bool { return s == "" || !sharesWord(s, c1) }).Draw(t, "context2")
+		v1, v2, c1, c2 := drawOtherAspects(t, propValues, propContexts)
 		a := strings.TrimSpace(holder+" "+rapid.SampledFrom(propStances).Draw(t, "stance1")+" "+v1+" "+c1) + "."
 		b := strings.TrimSpace(holder+" "+rapid.SampledFrom(append(propStances, propNegatives...)).Draw(t, "stance2")+" "+v2+" "+c2) + "."
 		cos := rapid.Float64Range(-1, 1).Draw(t, "cos")
-		for name, cal := range cals {
-			for _, c := range []float64{cos, 1} {
-				if got := DecideOpinion(a, b, c, cal); got != OpinionUnrelated {
-					t.Fatalf("%s: %q then %q at cos %.3f: %v, want unrelated", name, a, b, c, got)
-				}
-			}
-		}
+		wantVerdict(t, cals, a, b, OpinionUnrelated, func(rank.Calibration) []float64 { return []float64{cos, 1} })
 	})
 }
 
@@ -99,17 +141,8 @@ func TestPropRestatementsNeverConflict(t *testing.T) {
 		value := rapid.SampledFrom(propValues).Draw(t, "value")
 		context := rapid.SampledFrom(append(propContexts, "")).Draw(t, "context")
 		a, b := restatement(t, holder, value, context, rapid.Bool().Draw(t, "negative"))
-		if rapid.Bool().Draw(t, "swap") {
-			a, b = b, a
-		}
-		for name, cal := range cals {
-			if got := DecideOpinion(a, b, 1, cal); got != OpinionSame {
-				t.Fatalf("%s: %q then %q: %v, want same", name, a, b, got)
-			}
-			if got := DecideOpinion(a, b, cal.SameMeaning, cal); got == OpinionConflict {
-				t.Fatalf("%s: %q then %q at same_meaning: conflict", name, a, b)
-			}
-		}
+		a, b = maybeSwap(t, a, b)
+		wantRestated(t, cals, a, b)
 	})
 }
 
@@ -138,16 +171,8 @@ func TestPropChangedStanceAlwaysConflicts(t *testing.T) {
 		case 3: // an alternative preferred over it
 			b = holder + " " + now + "prefers " + other + " over " + value + " " + context + "."
 		}
-		if rapid.Bool().Draw(t, "swap") {
-			a, b = b, a
-		}
-		for name, cal := range cals {
-			for _, c := range []float64{cal.SameTopic, cal.SameMeaning, 1} {
-				if got := DecideOpinion(a, b, c, cal); got != OpinionConflict {
-					t.Fatalf("%s: %q then %q at cos %.3f: %v, want conflict", name, a, b, c, got)
-				}
-			}
-		}
+		a, b = maybeSwap(t, a, b)
+		wantVerdict(t, cals, a, b, OpinionConflict, topicMeaningAndOne)
 	})
 }
 

@@ -12,22 +12,11 @@ import (
 	"github.com/compartment/compartment/vaultfmt"
 )
 
+// signedPack is a pack signed by the tests' usual key (seed 3), decoded as
+// an install would decode it.
 func signedPack(t *testing.T, name, version string, mems []PackMemory) *vaultfmt.Pack {
 	t.Helper()
-	key := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{3}, ed25519.SeedSize))
-	entries, err := EncodePackEntries(mems)
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := vaultfmt.EncodePack(vaultfmt.PackManifest{Name: name, Version: version, Created: time.Unix(1_700_000_000, 0)}, entries, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := vaultfmt.DecodePack(raw, []ed25519.PublicKey{key.Public().(ed25519.PublicKey)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return signedPackBy(t, 3, name, version, mems)
 }
 
 func TestPackUpgradeReplacesOnlyThatPack(t *testing.T) {
@@ -113,6 +102,8 @@ func TestTrustList(t *testing.T) {
 	}
 }
 
+// signedPackBy is a pack signed by the key grown from seed, decoded trusting
+// only that key.
 func signedPackBy(t *testing.T, seed byte, name, version string, mems []PackMemory) *vaultfmt.Pack {
 	t.Helper()
 	key := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{seed}, ed25519.SeedSize))
