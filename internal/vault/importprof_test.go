@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/metrics"
-	"runtime/pprof"
 	"strconv"
 	"testing"
 	"time"
@@ -39,14 +38,7 @@ func TestImportProfile(t *testing.T) {
 	}
 	out := os.Getenv("IMPORT_PROFILE_OUT")
 	if out != "" {
-		f, err := os.Create(out + ".cpu")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			t.Fatal(err)
-		}
-		defer func() { pprof.StopCPUProfile(); f.Close() }()
+		defer cpuProfile(t, out+".cpu")()
 	}
 	samples := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/total:bytes"}}
 	var maxLive, maxObjects, maxTotal uint64
@@ -85,14 +77,7 @@ func TestImportProfile(t *testing.T) {
 	t.Logf("%d lines, %d stored in %.1f s (%.0f lines/s, cpu %.1f s); after batches: live heap max %.0f MB, heap objects max %.0f MB, runtime total max %.0f MB; at the end live heap %.0f MB",
 		res.Lines, res.Stored, d.Seconds(), float64(res.Lines)/d.Seconds(), cpu.Seconds(), mb(maxLive), mb(maxObjects), mb(maxTotal), mb(ms.HeapAlloc))
 	if out != "" {
-		f, err := os.Create(out + ".heap")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := pprof.WriteHeapProfile(f); err != nil {
-			t.Fatal(err)
-		}
-		f.Close()
+		heapProfile(t, out+".heap")
 	}
 	v.Close()
 }

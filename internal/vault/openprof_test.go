@@ -5,8 +5,6 @@ package vault
 import (
 	"os"
 	"runtime"
-	"runtime/pprof"
-	"syscall"
 	"testing"
 	"time"
 
@@ -46,14 +44,7 @@ func TestOpenProfile(t *testing.T) {
 	v.Close()
 	out := os.Getenv("VAULT_OPEN_PROFILE_OUT")
 	if out != "" {
-		f, err := os.Create(out + ".cpu")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			t.Fatal(err)
-		}
-		defer func() { pprof.StopCPUProfile(); f.Close() }()
+		defer cpuProfile(t, out+".cpu")()
 	}
 	for i := 0; i < 3; i++ {
 		runtime.GC()
@@ -69,25 +60,8 @@ func TestOpenProfile(t *testing.T) {
 		runtime.ReadMemStats(&ms)
 		t.Logf("open %v (cpu %v) heap %.1f MB (records %d, audit %d)", d, cpu, float64(ms.HeapAlloc)/1e6, len(v.st.records), v.st.audit.len())
 		if out != "" && i == 2 {
-			f, err := os.Create(out + ".heap")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := pprof.WriteHeapProfile(f); err != nil {
-				t.Fatal(err)
-			}
-			f.Close()
+			heapProfile(t, out+".heap")
 		}
 		v.Close()
 	}
-}
-
-// cpuTime is the process's user and system CPU time so far: under a
-// loaded machine it says more than the wall clock.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/pprof"
 	"slices"
 	"testing"
 	"time"
@@ -45,33 +44,14 @@ func TestStoreProfile(t *testing.T) {
 	}
 	defer v.Close()
 	// The first store pays for what the open left lazy: timed apart.
-	if out := os.Getenv("VAULT_STORE_PROFILE_FIRST"); out != "" {
-		f, err := os.Create(out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			t.Fatal(err)
-		}
-	}
+	stopFirst := cpuProfile(t, os.Getenv("VAULT_STORE_PROFILE_FIRST"))
 	c0, t0 := cpuTime(), time.Now()
 	if _, err := v.Store(StoreRequest{Text: "The profiling warm-up fact is number zero", Source: "store profile"}); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("first store: wall %v cpu %v", time.Since(t0), cpuTime()-c0)
-	if os.Getenv("VAULT_STORE_PROFILE_FIRST") != "" {
-		pprof.StopCPUProfile()
-	}
-	if out := os.Getenv("VAULT_STORE_PROFILE_OUT"); out != "" {
-		f, err := os.Create(out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			t.Fatal(err)
-		}
-		defer func() { pprof.StopCPUProfile(); f.Close() }()
-	}
+	stopFirst()
+	defer cpuProfile(t, os.Getenv("VAULT_STORE_PROFILE_OUT"))()
 	// Each store is followed by a bare append and fdatasync of a frame's
 	// size to a file beside the vault, so the fsync alone is measured on
 	// the same disk under the same load, and each store's time beyond it
