@@ -29,7 +29,9 @@ func (c *UnlockCmd) Run(app *App) error {
 	if c.Keychain {
 		return c.keychain(app)
 	}
-	res, err := session.UnlockEveryone(app.Vault, c.request(app), c.Once)
+	r := c.request(app)
+	app.keySource = session.PassphraseSource(app.Vault, r, true)
+	res, err := session.UnlockEveryone(app.Vault, r, c.Once)
 	if err != nil {
 		return err
 	}
@@ -127,7 +129,9 @@ func (c *TwoFAEnableCmd) Run(app *App) error {
 	if err := vaultExists(app.Vault); err != nil {
 		return err
 	}
-	t, err := session.EnableTwoFactor(app.Vault, c.request(app), app.openByUnlock)
+	r := c.request(app)
+	app.keySource = session.PassphraseSource(app.Vault, r, false)
+	t, err := session.EnableTwoFactor(app.Vault, r, app.openByUnlock)
 	if err != nil {
 		return err
 	}
@@ -157,7 +161,9 @@ func (c *TwoFADisableCmd) Run(app *App) error {
 	if err := vaultExists(app.Vault); err != nil {
 		return err
 	}
-	t, err := session.DisableTwoFactor(app.Vault, c.request(app), app.openByUnlock)
+	r := c.request(app)
+	app.keySource = session.PassphraseSource(app.Vault, r, false)
+	t, err := session.DisableTwoFactor(app.Vault, r, app.openByUnlock)
 	if err != nil {
 		return err
 	}

@@ -71,18 +71,25 @@ func TestErrorSentences(t *testing.T) {
 	}
 	// A wrong COMPARTMENT_PASSPHRASE (a fresh session directory: no
 	// unlock and no lock for it to find first) is named, not typed again.
+	// The same for the commands that read the passphrase itself rather
+	// than take an unlocked session (unlock, rekey, 2fa).
 	typed := out
-	env := h.env
-	h.env = append(append([]string(nil), env...), "COMPARTMENT_PASSPHRASE=not the passphrase",
-		"COMPARTMENT_SESSION_DIR="+filepath.Join(t.TempDir(), "session"))
-	out, code = h.run("", h.bin, "search", "tea")
-	h.env = env
-	for _, w := range []string{"wrong passphrase or keyfile for " + h.home, "COMPARTMENT_PASSPHRASE does not open it", "--keyfile"} {
-		if code == 0 || !strings.Contains(out, w) {
-			t.Errorf("wrong COMPARTMENT_PASSPHRASE: exit %d, %q does not say %q", code, out, w)
-		}
+	if strings.Contains(typed, "COMPARTMENT_PASSPHRASE") {
+		t.Errorf("a typed wrong passphrase names the environment:\n%s", typed)
 	}
-	if strings.Contains(out, "type the passphrase again") || strings.Contains(typed, "COMPARTMENT_PASSPHRASE") {
-		t.Errorf("the typed and the environment's wrong passphrase say each other's step:\n%s\n%s", typed, out)
+	env := h.env
+	for _, args := range [][]string{{"search", "tea"}, {"unlock"}, {"rekey", "--new-passphrase-stdin"}, {"2fa", "enable"}} {
+		h.env = append(append([]string(nil), env...), "COMPARTMENT_PASSPHRASE=not the passphrase",
+			"COMPARTMENT_SESSION_DIR="+filepath.Join(t.TempDir(), "session"))
+		out, code = h.run("", h.bin, args...)
+		h.env = env
+		for _, w := range []string{"wrong passphrase or keyfile for " + h.home, "COMPARTMENT_PASSPHRASE does not open it", "--keyfile"} {
+			if code == 0 || !strings.Contains(out, w) {
+				t.Errorf("%v with a wrong COMPARTMENT_PASSPHRASE: exit %d, %q does not say %q", args, code, out, w)
+			}
+		}
+		if strings.Contains(out, "type the passphrase again") {
+			t.Errorf("%v with a wrong COMPARTMENT_PASSPHRASE says to type it again:\n%s", args, out)
+		}
 	}
 }

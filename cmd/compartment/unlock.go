@@ -71,7 +71,9 @@ func (app *App) credentialRequest(prompt bool) session.Request {
 // the session: commands that change key slots use it to prove the
 // passphrase.
 func (app *App) passphraseCredential() (vaultfmt.Unlock, error) {
-	return session.PassphraseUnlock(app.Vault, app.credentialRequest(true), false)
+	r := app.credentialRequest(true)
+	app.keySource = session.PassphraseSource(app.Vault, r, false)
+	return session.PassphraseUnlock(app.Vault, r, false)
 }
 
 // openVaultByPassphrase opens the vault with the passphrase itself (and

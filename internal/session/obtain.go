@@ -132,6 +132,28 @@ func Obtain(vaultPath string, r Request) (Key, error) {
 // errAutoLockedOut is what a process finds after the idle timeout.
 var errAutoLockedOut = fmt.Errorf("%w (it auto-locked after being idle; auto_lock_minutes sets how long)", vault.ErrLocked)
 
+// PassphraseSource says where [Passphrase], asked the same, takes the
+// passphrase from: [SourceEnvironment] when it reads COMPARTMENT_PASSPHRASE,
+// else [SourcePrompt] (stdin or the terminal). What a command says about
+// a wrong passphrase depends on it: one in the environment is corrected
+// there, not typed again.
+func PassphraseSource(vaultPath string, r Request, unlocking bool) Source {
+	if r.Stdin == nil && os.Getenv(EnvPassphrase) != "" && environmentAllowedFor(vaultPath, unlocking) {
+		return SourceEnvironment
+	}
+	return SourcePrompt
+}
+
+// environmentAllowedFor is [EnvironmentAllowed] for [Passphrase]: only an
+// unlock honours a lock's marker.
+func environmentAllowedFor(vaultPath string, unlocking bool) bool {
+	if !unlocking {
+		return true
+	}
+	s, _ := For(vaultPath)
+	return EnvironmentAllowed(s)
+}
+
 // EnvironmentAllowed reports whether COMPARTMENT_PASSPHRASE may be read for
 // the vault of s now: not after a lock until an explicit unlock. A nil s
 // (no session directory on this machine) has no marker to honour.
@@ -184,11 +206,7 @@ func Passphrase(vaultPath string, r Request, unlocking bool) ([]byte, error) {
 	if r.Stdin != nil {
 		return ReadPassphraseLine(r.Stdin)
 	}
-	allowed := true
-	if unlocking {
-		s, _ := For(vaultPath)
-		allowed = EnvironmentAllowed(s)
-	}
+	allowed := environmentAllowedFor(vaultPath, unlocking)
 	if env := os.Getenv(EnvPassphrase); env != "" && allowed {
 		return []byte(env), nil
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -78,6 +79,21 @@ func TestLockShutsTheEnvironment(t *testing.T) {
 	}
 	if p, err := Passphrase(path, Request{}, false); err != nil || string(p) != "correct horse" {
 		t.Fatalf("rekey's passphrase after lock: %q %v", p, err)
+	}
+	// PassphraseSource follows the same rule: after the lock an unlock
+	// does not read the environment, a rekey does, and stdin comes first.
+	for _, c := range []struct {
+		r         Request
+		unlocking bool
+		want      Source
+	}{
+		{Request{}, true, SourcePrompt},
+		{Request{}, false, SourceEnvironment},
+		{Request{Stdin: strings.NewReader("typed\n")}, false, SourcePrompt},
+	} {
+		if got := PassphraseSource(path, c.r, c.unlocking); got != c.want {
+			t.Errorf("PassphraseSource(stdin %v, unlocking %v) after lock = %s, want %s", c.r.Stdin != nil, c.unlocking, got, c.want)
+		}
 	}
 	s, _ := For(path)
 	if err := s.Create(master, false); err != nil { // an explicit unlock
