@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/compartment/compartment/fts"
@@ -264,7 +265,7 @@ func (v *Vault) replacedOpinions(keep func(*Record) bool) []*Record {
 			out = append(out, r)
 		}
 	}
-	slices.SortFunc(out, func(x, y *Record) int { return int(x.Seq) - int(y.Seq) })
+	slices.SortFunc(out, func(x, y *Record) int { return cmp.Compare(x.Seq, y.Seq) })
 	return out
 }
 

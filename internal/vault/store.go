@@ -251,12 +251,12 @@ var (
 	paragraphs  = regexp.MustCompile(`\n\s*\n`)
 )
 
-// checkOneClaim refuses text that is not one short claim.
 // hasWord reports whether text holds a letter or a digit.
 func hasWord(text string) bool {
 	return strings.IndexFunc(text, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0
 }
 
+// checkOneClaim refuses text that is not one short claim.
 func checkOneClaim(text string, maxChars int) error {
 	const how = "store one claim per memory: split it into separate facts and store each (memory_store_many, or `compartment import`, stores a batch in one call)"
 	if maxChars > 0 {
