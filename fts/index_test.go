@@ -321,8 +321,8 @@ func TestReplaceAndDelete(t *testing.T) {
 	if !x.Delete(1) || x.Delete(1) {
 		t.Fatalf("Delete reported wrongly")
 	}
-	if x.Len() != 0 || x.VocabularySize() != 0 || len(x.grams) != 0 || len(x.prefixes) != 0 {
-		t.Fatalf("after delete: len %d vocabulary %d trigrams %d prefixes %d", x.Len(), x.VocabularySize(), len(x.grams), len(x.prefixes))
+	if f := x.fuzzyIndex(); x.Len() != 0 || x.VocabularySize() != 0 || len(f.grams) != 0 || len(f.prefixes) != 0 {
+		t.Fatalf("after delete: len %d vocabulary %d trigrams %d prefixes %d", x.Len(), x.VocabularySize(), len(f.grams), len(f.prefixes))
 	}
 	if r := x.Search("submarine"); r.Len() != 0 {
 		t.Fatalf("deleted record still found")

@@ -77,12 +77,45 @@ func isInner(key uint64) bool {
 	return a != padStart && c != padEnd
 }
 
-func (x *Index) addGrams(id uint32, text string) {
+// fuzzyIndex is the trigram and prefix indexes over the vocabulary.
+type fuzzyIndex struct {
+	grams    map[uint64][]uint32 // padded trigram → sorted ids of live terms
+	prefixes map[string][]uint32 // first MinVariantPrefix runes → sorted term ids
+}
+
+// newFuzzyIndex returns empty indexes with room for about terms terms.
+func newFuzzyIndex(terms int) *fuzzyIndex {
+	return &fuzzyIndex{grams: make(map[uint64][]uint32, terms), prefixes: make(map[string][]uint32, terms/4)}
+}
+
+// fuzzyIndex returns the trigram and prefix indexes, building them from
+// the vocabulary if the index was restored and no query has needed them
+// yet. Concurrent queries may call it: one builds, the others wait.
+func (x *Index) fuzzyIndex() *fuzzyIndex {
+	if f := x.fuzzy.Load(); f != nil {
+		return f
+	}
+	x.fuzzyMu.Lock()
+	defer x.fuzzyMu.Unlock()
+	if f := x.fuzzy.Load(); f != nil {
+		return f
+	}
+	f := newFuzzyIndex(len(x.vocab))
+	for id, t := range x.terms {
+		if t.text != "" {
+			f.add(uint32(id), t.text)
+		}
+	}
+	x.fuzzy.Store(f)
+	return f
+}
+
+func (f *fuzzyIndex) add(id uint32, text string) {
 	if p, ok := variantKey(text); ok {
-		x.prefixes[p] = insertSorted(x.prefixes[p], id)
+		f.prefixes[p] = insertSorted(f.prefixes[p], id)
 	}
 	for _, g := range termGrams(text) {
-		x.grams[g] = insertSorted(x.grams[g], id)
+		f.grams[g] = insertSorted(f.grams[g], id)
 	}
 }
 
@@ -96,27 +129,27 @@ func insertSorted(list []uint32, id uint32) []uint32 {
 	return slices.Insert(list, i, id)
 }
 
-func (x *Index) removeGrams(id uint32, text string) {
+func (f *fuzzyIndex) remove(id uint32, text string) {
 	if p, ok := variantKey(text); ok {
-		list := x.prefixes[p]
+		list := f.prefixes[p]
 		if i, found := slices.BinarySearch(list, id); found {
 			list = slices.Delete(list, i, i+1)
 		}
 		if len(list) == 0 {
-			delete(x.prefixes, p)
+			delete(f.prefixes, p)
 		} else {
-			x.prefixes[p] = list
+			f.prefixes[p] = list
 		}
 	}
 	for _, g := range termGrams(text) {
-		list := x.grams[g]
+		list := f.grams[g]
 		if i, ok := slices.BinarySearch(list, id); ok {
 			list = slices.Delete(list, i, i+1)
 		}
 		if len(list) == 0 {
-			delete(x.grams, g)
+			delete(f.grams, g)
 		} else {
-			x.grams[g] = list
+			f.grams[g] = list
 		}
 	}
 }
@@ -230,9 +263,10 @@ func (sc *searchScratch) countGrams(x *Index, grams []uint64) {
 		sc.gramHits = make([]gramCount, len(x.terms))
 	}
 	touched := sc.gramTouched[:0]
+	f := x.fuzzyIndex()
 	for _, g := range grams {
 		in := isInner(g)
-		for _, id := range x.grams[g] {
+		for _, id := range f.grams[g] {
 			h := &sc.gramHits[id]
 			if h.all == 0 {
 				touched = append(touched, id)
@@ -337,7 +371,7 @@ func (x *Index) variants(q string) []Expansion {
 		return out
 	}
 	qn := utf8.RuneCountInString(q)
-	for _, id := range x.prefixes[key] {
+	for _, id := range x.fuzzyIndex().prefixes[key] {
 		t := &x.terms[id]
 		if t.text == q || abs(t.runes-qn) > maxInflection {
 			continue
