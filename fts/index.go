@@ -37,13 +37,16 @@ type Index struct {
 	freeSlots []uint32
 	words     int64 // Σ words of live documents, for the BM25 average length
 
-	// fuzzy holds the trigram and prefix indexes over the vocabulary,
-	// which only fragments, misspellings and variants read. A restored
-	// index builds them at the first query that needs them (fuzzyIndex);
-	// from then on Add and Delete keep them, as they do in an index built
-	// by Add.
-	fuzzy   atomic.Pointer[fuzzyIndex]
-	fuzzyMu sync.Mutex // held while building fuzzy
+	// The vocabulary's trigram and prefix indexes, which only fragments,
+	// misspellings and variants read (see vocab.go): fresh lists the
+	// terms added since the restore (every term, without one), base is
+	// the restored vocabulary, gone marks its terms dropped since, and
+	// grams is its trigram table, built by the first query that needs it.
+	fresh   *fuzzyIndex
+	base    baseVocab
+	gone    []uint64 // bit per base term
+	grams   atomic.Pointer[gramTable]
+	gramsMu sync.Mutex // held while building grams
 
 	counts  []uint32  // Add's scratch, by term id: occurrences in the document
 	seen    []uint32  // Add's scratch: the term ids counted
@@ -70,9 +73,7 @@ type slotInfo struct {
 
 // New returns an empty index.
 func New() *Index {
-	x := &Index{vocab: map[string]uint32{}}
-	x.fuzzy.Store(newFuzzyIndex(0))
-	return x
+	return &Index{vocab: map[string]uint32{}, fresh: newFuzzyIndex()}
 }
 
 // Len is the number of live documents, N in the term information.
@@ -169,17 +170,17 @@ func (x *Index) newTerm(text string) uint32 {
 		x.terms = append(x.terms, term{text: text, runes: utf8.RuneCountInString(text)})
 	}
 	x.vocab[text] = id
-	if f := x.fuzzy.Load(); f != nil {
-		f.add(id, text)
-	}
+	x.fresh.add(id, text)
 	return id
 }
 
 // dropTerm forgets a term whose last posting went away.
 func (x *Index) dropTerm(id uint32) {
 	t := &x.terms[id]
-	if f := x.fuzzy.Load(); f != nil {
-		f.remove(id, t.text)
+	if x.isBase(id) {
+		x.gone[id/64] |= 1 << (id % 64)
+	} else {
+		x.fresh.remove(id, t.text)
 	}
 	delete(x.vocab, t.text)
 	*t = term{}

@@ -113,7 +113,8 @@ func cmpU32(a, b uint32) int {
 //
 // The restored index holds what a query reads and little else: postings
 // in two arrays and term texts in one string, shared by every term; the
-// documents' term lists wait for the first Delete (see [Index]).
+// vocabulary's trigram index waits for the first query that needs it,
+// and the documents' term lists for the first Delete (see [Index]).
 func (x *Index) UnmarshalBinary(data []byte) error {
 	if len(data) < headerSize || string(data[:4]) != snapshotMagic {
 		return fmt.Errorf("%w: bad magic", ErrCorrupt)
@@ -139,8 +140,8 @@ func (x *Index) UnmarshalBinary(data []byte) error {
 		return fmt.Errorf("%w: %d trailing bytes", ErrCorrupt, len(d.b))
 	}
 	*x = Index{vocab: y.vocab, terms: y.terms, docs: y.docs, info: y.info,
-		unlinked: uint32(len(y.info)), words: y.words}
-	x.fuzzyIndex()
+		unlinked: uint32(len(y.info)), words: y.words,
+		fresh: newFuzzyIndex(), base: y.base, gone: make([]uint64, (y.base.len()+63)/64)}
 	return nil
 }
 
@@ -205,14 +206,12 @@ func (x *Index) readTerms(d *decoder) error {
 		}
 		x.terms[i] = term{slots: slots[start:len(slots):len(slots)], tfs: tfs[start:len(tfs):len(tfs)]}
 	}
-	all := string(arena)
+	x.base = baseVocab{texts: string(arena), ends: ends}
 	x.vocab = make(map[string]uint32, n)
-	start := uint32(0)
 	for i := range x.terms {
-		text := all[start:ends[i]]
+		text := x.base.text(uint32(i))
 		x.terms[i].text, x.terms[i].runes = text, utf8.RuneCountInString(text)
 		x.vocab[text] = uint32(i)
-		start = ends[i]
 	}
 	return nil
 }

@@ -77,37 +77,15 @@ func isInner(key uint64) bool {
 	return a != padStart && c != padEnd
 }
 
-// fuzzyIndex is the trigram and prefix indexes over the vocabulary.
+// fuzzyIndex is the trigram and prefix lists of the fresh terms (see
+// vocab.go).
 type fuzzyIndex struct {
 	grams    map[uint64][]uint32 // padded trigram → sorted ids of live terms
 	prefixes map[string][]uint32 // first MinVariantPrefix runes → sorted term ids
 }
 
-// newFuzzyIndex returns empty indexes with room for about terms terms.
-func newFuzzyIndex(terms int) *fuzzyIndex {
-	return &fuzzyIndex{grams: make(map[uint64][]uint32, terms), prefixes: make(map[string][]uint32, terms/4)}
-}
-
-// fuzzyIndex returns the trigram and prefix indexes, building them from
-// the vocabulary if the index was restored and no query has needed them
-// yet. Concurrent queries may call it: one builds, the others wait.
-func (x *Index) fuzzyIndex() *fuzzyIndex {
-	if f := x.fuzzy.Load(); f != nil {
-		return f
-	}
-	x.fuzzyMu.Lock()
-	defer x.fuzzyMu.Unlock()
-	if f := x.fuzzy.Load(); f != nil {
-		return f
-	}
-	f := newFuzzyIndex(len(x.vocab))
-	for id, t := range x.terms {
-		if t.text != "" {
-			f.add(uint32(id), t.text)
-		}
-	}
-	x.fuzzy.Store(f)
-	return f
+func newFuzzyIndex() *fuzzyIndex {
+	return &fuzzyIndex{grams: map[uint64][]uint32{}, prefixes: map[string][]uint32{}}
 }
 
 func (f *fuzzyIndex) add(id uint32, text string) {
@@ -263,10 +241,9 @@ func (sc *searchScratch) countGrams(x *Index, grams []uint64) {
 		sc.gramHits = make([]gramCount, len(x.terms))
 	}
 	touched := sc.gramTouched[:0]
-	f := x.fuzzyIndex()
 	for _, g := range grams {
 		in := isInner(g)
-		for _, id := range f.grams[g] {
+		x.withGram(g, func(id uint32) {
 			h := &sc.gramHits[id]
 			if h.all == 0 {
 				touched = append(touched, id)
@@ -275,7 +252,7 @@ func (sc *searchScratch) countGrams(x *Index, grams []uint64) {
 			if in {
 				h.inner++
 			}
-		}
+		})
 	}
 	sc.gramTouched = touched
 }
@@ -371,15 +348,12 @@ func (x *Index) variants(q string) []Expansion {
 		return out
 	}
 	qn := utf8.RuneCountInString(q)
-	for _, id := range x.fuzzyIndex().prefixes[key] {
+	x.prefixed(key, func(id uint32) {
 		t := &x.terms[id]
-		if t.text == q || abs(t.runes-qn) > maxInflection {
-			continue
-		}
-		if inflected(q, t.text) {
+		if t.text != q && abs(t.runes-qn) <= maxInflection && inflected(q, t.text) {
 			out = append(out, Expansion{Term: t.text, Weight: VariantWeight, id: id})
 		}
-	}
+	})
 	return out
 }
 
