@@ -348,3 +348,53 @@ func restoredHeap(b *testing.B, data []byte) (restored, queried uint64) {
 	runtime.KeepAlive(y)
 	return restored, after.HeapInuse - min(after.HeapInuse, before.HeapInuse)
 }
+
+// BenchmarkSearchRestored100k is BenchmarkSearch100k's engine-shaped query
+// (search, pool of 200, ranks of 400 records) on restored indexes, which
+// is what an opened vault searches: after its first query, a restored
+// index must answer as fast as one built by Add.
+func BenchmarkSearchRestored100k(b *testing.B) {
+	claims := newClaimCorpus(5)
+	for _, c := range restoreCorpora() {
+		data, _ := c.x.MarshalBinary()
+		x := New()
+		if err := x.UnmarshalBinary(data); err != nil {
+			b.Fatal(err)
+		}
+		_, z := bench100k()
+		queries := make([]string, 1000)
+		for i := range queries {
+			switch i % 4 {
+			case 0:
+				queries[i] = z.query(2)
+			case 1:
+				queries[i] = z.query(8)
+			case 2:
+				queries[i] = claims.record()
+			default:
+				queries[i] = "what did " + claims.name() + " say about the nightly backup"
+			}
+		}
+		x.Search(queries[0] + " misspeltword") // the first query builds what it needs
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			i := 0
+			docs := make([]uint32, 0, 400)
+			for b.Loop() {
+				r := x.Search(queries[i%len(queries)])
+				docs = docs[:0]
+				for _, h := range r.Top(200) {
+					docs = append(docs, h.Doc)
+				}
+				for j := range 200 {
+					docs = append(docs, uint32((i*7919+j*104729)%100000))
+				}
+				slices.Sort(docs)
+				docs = slices.Compact(docs)
+				benchSink += len(r.FindAll(docs))
+				r.Release()
+				i++
+			}
+		})
+	}
+}

@@ -18,7 +18,8 @@ import (
 // An Index is safe for concurrent Search calls; Add and Delete need
 // exclusive access (the caller holds the lock, as for ann.Index).
 type Index struct {
-	vocab     map[string]uint32 // term text → term id
+	vocab     map[string]uint32 // fresh term text → term id (base terms: base.find)
+	baseLive  int               // base terms not gone
 	terms     []term            // by term id
 	freeTerms []uint32
 	docs      docTable // document → slot
@@ -93,14 +94,14 @@ func (x *Index) DF(termText string) int {
 	if len(toks) == 0 {
 		return 0
 	}
-	if id, ok := x.vocab[toks[0]]; ok {
+	if id, ok := x.lookup(toks[0]); ok {
 		return len(x.terms[id].slots)
 	}
 	return 0
 }
 
 // VocabularySize is the number of distinct live terms.
-func (x *Index) VocabularySize() int { return len(x.vocab) }
+func (x *Index) VocabularySize() int { return len(x.vocab) + x.baseLive }
 
 // Add indexes text under doc, replacing what doc held before.
 func (x *Index) Add(doc uint32, text string) {
@@ -108,7 +109,7 @@ func (x *Index) Add(doc uint32, text string) {
 	ids := x.seen[:0]
 	var words uint32
 	tokenize(text, func(t []byte, kind int) {
-		id, ok := x.vocab[string(t)]
+		id, ok := x.lookupBytes(t)
 		if !ok {
 			id = x.newTerm(string(t))
 		}
@@ -179,10 +180,11 @@ func (x *Index) dropTerm(id uint32) {
 	t := &x.terms[id]
 	if x.isBase(id) {
 		x.gone[id/64] |= 1 << (id % 64)
+		x.baseLive--
 	} else {
 		x.fresh.remove(id, t.text)
+		delete(x.vocab, t.text)
 	}
-	delete(x.vocab, t.text)
 	*t = term{}
 	x.freeTerms = append(x.freeTerms, id)
 }

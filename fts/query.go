@@ -459,7 +459,7 @@ func (x *Index) queryTerms(query string) []QueryTerm {
 		}
 		seen[string(t)] = true
 		df := 0
-		if id, ok := x.vocab[string(t)]; ok {
+		if id, ok := x.lookupBytes(t); ok {
 			df = len(x.terms[id].slots)
 		}
 		terms = append(terms, QueryTerm{Text: string(t), DF: df})
@@ -521,7 +521,7 @@ func (x *Index) resolve(r *Result, sc *searchScratch) {
 	fuzzy := 0
 	for i := range r.Terms {
 		t := &r.Terms[i]
-		id, inVocab := x.vocab[t.Text]
+		id, inVocab := x.lookup(t.Text)
 		if t.Active && !inVocab && fuzzy < MaxFuzzyTerms {
 			var overflow int
 			t.Expansions, overflow = x.expand(t.Text, sc)
@@ -629,7 +629,7 @@ func (x *Index) accumulate(r *Result, sc *searchScratch) {
 			}
 			lists := t.Expansions
 			if len(lists) == 0 {
-				id, ok := x.vocab[t.Text]
+				id, ok := x.lookup(t.Text)
 				if !ok {
 					if conjunctive && pass == 1 {
 						live = live[:0]
@@ -748,7 +748,7 @@ func (x *Index) accumulateExhaustive(r *Result, sc *searchScratch) {
 			idf := math.Log(1 + (n-float64(t.DF)+0.5)/(float64(t.DF)+0.5))
 			lists := t.Expansions
 			if len(lists) == 0 {
-				id, ok := x.vocab[t.Text]
+				id, ok := x.lookup(t.Text)
 				if !ok {
 					continue
 				}

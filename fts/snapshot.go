@@ -65,9 +65,11 @@ func (x *Index) MarshalBinary() ([]byte, error) {
 		b = binary.AppendUvarint(b, uint64(x.info[s].words))
 		prev = int64(doc)
 	}
-	ids := make([]uint32, 0, len(x.vocab))
-	for _, id := range x.vocab {
-		ids = append(ids, id)
+	ids := make([]uint32, 0, x.VocabularySize())
+	for id, t := range x.terms {
+		if t.text != "" { // a live term (a dropped one is zero)
+			ids = append(ids, uint32(id))
+		}
 	}
 	slices.SortFunc(ids, func(a, c uint32) int { return strings.Compare(x.terms[a].text, x.terms[c].text) })
 	b = binary.AppendUvarint(b, uint64(len(ids)))
@@ -139,7 +141,7 @@ func (x *Index) UnmarshalBinary(data []byte) error {
 	if len(d.b) != 0 {
 		return fmt.Errorf("%w: %d trailing bytes", ErrCorrupt, len(d.b))
 	}
-	*x = Index{vocab: y.vocab, terms: y.terms, docs: y.docs, info: y.info,
+	*x = Index{vocab: map[string]uint32{}, baseLive: y.base.len(), terms: y.terms, docs: y.docs, info: y.info,
 		unlinked: uint32(len(y.info)), words: y.words,
 		fresh: newFuzzyIndex(), base: y.base, gone: make([]uint64, (y.base.len()+63)/64)}
 	return nil
@@ -206,12 +208,10 @@ func (x *Index) readTerms(d *decoder) error {
 		}
 		x.terms[i] = term{slots: slots[start:len(slots):len(slots)], tfs: tfs[start:len(tfs):len(tfs)]}
 	}
-	x.base = baseVocab{texts: string(arena), ends: ends}
-	x.vocab = make(map[string]uint32, n)
+	x.base = newBaseVocab(string(arena), ends)
 	for i := range x.terms {
 		text := x.base.text(uint32(i))
 		x.terms[i].text, x.terms[i].runes = text, utf8.RuneCountInString(text)
-		x.vocab[text] = uint32(i)
 	}
 	return nil
 }

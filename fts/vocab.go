@@ -1,6 +1,7 @@
 package fts
 
 import (
+	"hash/maphash"
 	"math/bits"
 	"slices"
 	"strings"
@@ -22,6 +23,79 @@ import (
 type baseVocab struct {
 	texts string   // every term, in id order
 	ends  []uint32 // term i is texts[ends[i-1]:ends[i]] (ends[-1] = 0)
+	// table finds a term's id by its text: open addressing over
+	// maphash, holding id+1 (0: empty), at most half full. Unlike a
+	// map[string]uint32 it holds no pointers and costs 8 bytes a term,
+	// not about 40, and filling it is a fifth of the restore's CPU less.
+	table []uint32
+	seed  maphash.Seed
+}
+
+func newBaseVocab(texts string, ends []uint32) baseVocab {
+	b := baseVocab{texts: texts, ends: ends, seed: maphash.MakeSeed()}
+	if len(ends) == 0 {
+		return b
+	}
+	b.table = make([]uint32, 1<<bits.Len(uint(2*len(ends)-1)))
+	mask := uint64(len(b.table) - 1)
+	for id := range ends {
+		i := maphash.String(b.seed, b.text(uint32(id))) & mask
+		for b.table[i] != 0 {
+			i = (i + 1) & mask
+		}
+		b.table[i] = uint32(id) + 1
+	}
+	return b
+}
+
+// find returns the id of the base term text (live or gone).
+func (b *baseVocab) find(text string) (uint32, bool) {
+	if len(b.table) == 0 {
+		return 0, false
+	}
+	mask := uint64(len(b.table) - 1)
+	for i := maphash.String(b.seed, text) & mask; b.table[i] != 0; i = (i + 1) & mask {
+		if id := b.table[i] - 1; b.text(id) == text {
+			return id, true
+		}
+	}
+	return 0, false
+}
+
+// findBytes is find for a term in bytes.
+func (b *baseVocab) findBytes(text []byte) (uint32, bool) {
+	if len(b.table) == 0 {
+		return 0, false
+	}
+	mask := uint64(len(b.table) - 1)
+	for i := maphash.Bytes(b.seed, text) & mask; b.table[i] != 0; i = (i + 1) & mask {
+		if id := b.table[i] - 1; b.text(id) == string(text) {
+			return id, true
+		}
+	}
+	return 0, false
+}
+
+// lookup returns the id of the live term text.
+func (x *Index) lookup(text string) (uint32, bool) {
+	if id, ok := x.vocab[text]; ok {
+		return id, true
+	}
+	if id, ok := x.base.find(text); ok && x.isBase(id) {
+		return id, true
+	}
+	return 0, false
+}
+
+// lookupBytes is lookup for a term in bytes (borrowed from a text).
+func (x *Index) lookupBytes(text []byte) (uint32, bool) {
+	if id, ok := x.vocab[string(text)]; ok {
+		return id, true
+	}
+	if id, ok := x.base.findBytes(text); ok && x.isBase(id) {
+		return id, true
+	}
+	return 0, false
 }
 
 func (b *baseVocab) len() int { return len(b.ends) }
