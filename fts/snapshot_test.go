@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -120,6 +121,12 @@ func FuzzUnmarshal(f *testing.F) {
 		again, err := x.MarshalBinary()
 		if err != nil || !bytes.Equal(again, data) {
 			t.Fatalf("re-encoding differs:\n% x\n% x", data, again)
+		}
+		// Misspelt and partial terms, so the lazily built trigram
+		// table and the prefix runs are read too.
+		for _, tm := range x.terms[:min(len(x.terms), 4)] {
+			x.Search(tm.text + "q")
+			x.Search(strings.TrimSuffix(tm.text, "s") + "ing")
 		}
 		for _, doc := range x.docs.appendDocs(nil) {
 			x.Search(fmt.Sprint(doc))

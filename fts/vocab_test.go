@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
 )
 
@@ -74,5 +75,41 @@ func TestVocabularyLookups(t *testing.T) {
 			}
 		}
 		check(fmt.Sprintf("after round %d", round))
+	}
+}
+
+// TestRestoredConcurrentFirstQueries: queries run side by side (under the
+// caller's read lock) on a fresh restore, where the first ones build the
+// trigram table; each still finds what the index built by Add finds (run
+// with -race to check the build's locking).
+func TestRestoredConcurrentFirstQueries(t *testing.T) {
+	x := sampleIndex()
+	b, _ := x.MarshalBinary()
+	queries := []string{"stagin key", "9f3c2a", "cofee", "prefers", "fixing", "vault/keys"}
+	want := make([][]Hit, len(queries))
+	for i, q := range queries {
+		r := x.Search(q)
+		want[i] = r.Top(r.Len())
+	}
+	for range 20 {
+		y := New()
+		if err := y.UnmarshalBinary(b); err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		errs := make(chan string, len(queries))
+		for i, q := range queries {
+			wg.Go(func() {
+				r := y.Search(q)
+				if got := r.Top(r.Len()); !slices.EqualFunc(got, want[i], sameHit) {
+					errs <- fmt.Sprintf("%q: %v, want %v", q, got, want[i])
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for e := range errs {
+			t.Fatal(e)
+		}
 	}
 }
