@@ -3,6 +3,7 @@ package fts
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -224,5 +225,176 @@ func BenchmarkSearch100k(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// claimCorpus is a deterministic vault of short claims shaped like the
+// latency table's generated memories (bench.GenerateClaims, which fts
+// cannot import): a few templates of common words around names, numbers,
+// hosts and serials, so most of the vocabulary is terms one or two records
+// hold, as in a real vault at scale.
+type claimCorpus struct {
+	rng   *rand.Rand
+	names []string
+	i     int
+}
+
+func newClaimCorpus(seed uint64) *claimCorpus {
+	rng := rand.New(rand.NewPCG(seed, 2))
+	c := newCorpus(seed)
+	return &claimCorpus{rng: rng, names: c.words[:2000]}
+}
+
+func (c *claimCorpus) name() string { return c.names[c.rng.IntN(len(c.names))] }
+
+func (c *claimCorpus) record() string {
+	c.i++
+	r := c.rng
+	switch r.IntN(6) {
+	case 0:
+		return fmt.Sprintf("The %s service of %s runs on %s-%d.internal port %d", c.name(), c.name(), c.name(), c.i%997, 1024+r.IntN(60000))
+	case 1:
+		return fmt.Sprintf("%s %s's birthday is on month %d day %d", c.name(), c.name(), 1+r.IntN(12), 1+r.IntN(28))
+	case 2:
+		return fmt.Sprintf("The nightly backup of %s runs every %d hours to bucket bk-%d", c.name(), 1+r.IntN(24), c.i)
+	case 3:
+		return fmt.Sprintf("%s's %s has serial number SN%06d", c.name(), c.name(), r.IntN(1000000))
+	case 4:
+		return fmt.Sprintf("Release %d.%d.%d of %s shipped on 2026-%02d-%02d after fixing commit %08x", 1+r.IntN(9), r.IntN(30), r.IntN(20), c.name(), 1+r.IntN(12), 1+r.IntN(28), r.Uint32())
+	}
+	return fmt.Sprintf("%s prefers %s with %s in the %s at the %s", c.name(), c.name(), c.name(), c.name(), c.name())
+}
+
+// restoreCorpora are the two 100,000-record vaults the restore benchmark
+// decodes: prose-like (bench100k's Zipf records, about 35 words each) and
+// claim-like (short, most terms rare).
+func restoreCorpora() []struct {
+	name string
+	x    *Index
+} {
+	claims := newClaimCorpus(3)
+	y := New()
+	for i := range 100000 {
+		y.Add(uint32(i), claims.record())
+	}
+	x, _ := bench100k()
+	return []struct {
+		name string
+		x    *Index
+	}{{"zipf", x}, {"claims", y}}
+}
+
+// BenchmarkRestore100k decodes a 100,000-record snapshot, as an open does:
+// ns/op is the CPU of the restore (it runs beside the rest of the open),
+// heapMB the live heap the restored index holds and B/doc the same per
+// record, measured after a GC; queryMB is the heap once a first query
+// (with a misspelt word, so it needs everything) has been answered.
+// firstquery is that first query on a freshly restored index: what a
+// restore leaves for later, it pays.
+func BenchmarkRestore100k(b *testing.B) {
+	for _, c := range restoreCorpora() {
+		data, err := c.x.MarshalBinary()
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(data)))
+			var y *Index
+			for b.Loop() {
+				y = New()
+				if err := y.UnmarshalBinary(data); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.StopTimer()
+			restored, queried := restoredHeap(b, data)
+			b.ReportMetric(float64(restored)/(1<<20), "heapMB")
+			b.ReportMetric(float64(restored)/float64(y.Len()), "B/doc")
+			b.ReportMetric(float64(queried)/(1<<20), "queryMB")
+			b.ReportMetric(float64(y.VocabularySize()), "terms")
+		})
+		b.Run(c.name+"/firstquery", func(b *testing.B) {
+			q := "misspeltword"
+			for b.Loop() {
+				b.StopTimer()
+				y := New()
+				if err := y.UnmarshalBinary(data); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				benchSink += y.Search(q).Len()
+			}
+		})
+	}
+}
+
+// restoredHeap is the heap a restored index of data holds once the
+// garbage collector has run, and the same after its first query.
+func restoredHeap(b *testing.B, data []byte) (restored, queried uint64) {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	y := New()
+	if err := y.UnmarshalBinary(data); err != nil {
+		b.Fatal(err)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	restored = after.HeapInuse - min(after.HeapInuse, before.HeapInuse)
+	benchSink += y.Search("misspeltword of the").Len()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(y)
+	return restored, after.HeapInuse - min(after.HeapInuse, before.HeapInuse)
+}
+
+// BenchmarkSearchRestored100k is BenchmarkSearch100k's engine-shaped query
+// (search, pool of 200, ranks of 400 records) on restored indexes, which
+// is what an opened vault searches: after its first query, a restored
+// index must answer as fast as one built by Add.
+func BenchmarkSearchRestored100k(b *testing.B) {
+	claims := newClaimCorpus(5)
+	for _, c := range restoreCorpora() {
+		data, _ := c.x.MarshalBinary()
+		x := New()
+		if err := x.UnmarshalBinary(data); err != nil {
+			b.Fatal(err)
+		}
+		_, z := bench100k()
+		queries := make([]string, 1000)
+		for i := range queries {
+			switch i % 4 {
+			case 0:
+				queries[i] = z.query(2)
+			case 1:
+				queries[i] = z.query(8)
+			case 2:
+				queries[i] = claims.record()
+			default:
+				queries[i] = "what did " + claims.name() + " say about the nightly backup"
+			}
+		}
+		x.Search(queries[0] + " misspeltword") // the first query builds what it needs
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			i := 0
+			docs := make([]uint32, 0, 400)
+			for b.Loop() {
+				r := x.Search(queries[i%len(queries)])
+				docs = docs[:0]
+				for _, h := range r.Top(200) {
+					docs = append(docs, h.Doc)
+				}
+				for j := range 200 {
+					docs = append(docs, uint32((i*7919+j*104729)%100000))
+				}
+				slices.Sort(docs)
+				docs = slices.Compact(docs)
+				benchSink += len(r.FindAll(docs))
+				r.Release()
+				i++
+			}
+		})
 	}
 }

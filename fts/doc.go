@@ -56,7 +56,10 @@
 // # Persistence
 //
 // The index lives in RAM, rebuilt from the records or restored from a
-// snapshot (MarshalBinary, FORMAT.md section 5) that the vault seals.
+// snapshot (MarshalBinary, FORMAT.md section 5) that the vault seals. A
+// restore decodes only what a query reads (postings into two shared
+// arrays, the vocabulary into one string with a pointer-free table), and
+// leaves the trigram table to the first query that needs it.
 //
 // It knows nothing about vectors or cryptography.
 package fts

@@ -3,6 +3,7 @@ package fts
 import (
 	"slices"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 )
 
@@ -17,22 +18,36 @@ import (
 // An Index is safe for concurrent Search calls; Add and Delete need
 // exclusive access (the caller holds the lock, as for ann.Index).
 type Index struct {
-	vocab     map[string]uint32 // term text → term id
+	vocab     map[string]uint32 // fresh term text → term id (base terms: base.find)
+	baseLive  int               // base terms not gone
 	terms     []term            // by term id
 	freeTerms []uint32
-	docs      map[uint32]uint32 // document → slot
-	slots     []slot            // by slot
-	// info is each slot's document and length, parallel to slots: a query
-	// reads them for every record it touches, and 8 bytes a slot in
-	// posting order stay in cache where the 40-byte slots do not (at
-	// 100,000 records reading slots[s].words was a third of a query's
-	// accumulate).
-	info      []slotInfo
+	docs      docTable // document → slot
+	// info is each slot's document and length: a query reads them for
+	// every record it touches, and 8 bytes a slot in posting order stay
+	// in cache (at 100,000 records reading them from a 40-byte slot was a
+	// third of a query's accumulate). A free slot's info is zero.
+	info []slotInfo
+	// slotTerms are each slot's distinct term ids, in first-occurrence
+	// order: what Delete must undo. A restored index leaves the lists of
+	// its slots below unlinked out (nil, or past the end) until the first
+	// Delete of one of them needs them (linkDocs): they repeat every
+	// posting, and only a delete reads them.
+	slotTerms [][]uint32
+	unlinked  uint32
 	freeSlots []uint32
 	words     int64 // Σ words of live documents, for the BM25 average length
 
-	grams    map[uint64][]uint32 // padded trigram → sorted ids of live terms
-	prefixes map[string][]uint32 // first MinVariantPrefix runes → sorted term ids
+	// The vocabulary's trigram and prefix indexes, which only fragments,
+	// misspellings and variants read (see vocab.go): fresh lists the
+	// terms added since the restore (every term, without one), base is
+	// the restored vocabulary, gone marks its terms dropped since, and
+	// grams is its trigram table, built by the first query that needs it.
+	fresh   *fuzzyIndex
+	base    baseVocab
+	gone    []uint64 // bit per base term
+	grams   atomic.Pointer[gramTable]
+	gramsMu sync.Mutex // held while building grams
 
 	counts  []uint32  // Add's scratch, by term id: occurrences in the document
 	seen    []uint32  // Add's scratch: the term ids counted
@@ -41,6 +56,9 @@ type Index struct {
 }
 
 // term is one vocabulary entry. slots is sorted; tfs is parallel to it.
+// A restored index's terms share one backing array for their slots and
+// one for their tfs (each slice capped, so a later append copies it out),
+// and their texts are substrings of one string.
 type term struct {
 	text  string
 	runes int // length in runes, for fuzzy matching
@@ -48,42 +66,23 @@ type term struct {
 	tfs   []uint16
 }
 
-// slot is one live (or free) document position.
-type slot struct {
-	doc   uint32
-	words uint32   // word tokens: the BM25 document length
-	terms []uint32 // distinct term ids, in first-occurrence order: what Delete must undo
-	live  bool
-}
-
 // slotInfo is what a query reads of a slot: its document and its BM25
-// length (the same as slots[s].doc and slots[s].words).
+// length (word tokens).
 type slotInfo struct {
 	doc, words uint32
 }
 
-// setSlot writes slot s and its info.
-func (x *Index) setSlot(s uint32, v slot) {
-	x.slots[s] = v
-	x.info[s] = slotInfo{doc: v.doc, words: v.words}
-}
-
 // New returns an empty index.
 func New() *Index {
-	return &Index{
-		vocab:    map[string]uint32{},
-		docs:     map[uint32]uint32{},
-		grams:    map[uint64][]uint32{},
-		prefixes: map[string][]uint32{},
-	}
+	return &Index{vocab: map[string]uint32{}, fresh: newFuzzyIndex()}
 }
 
 // Len is the number of live documents, N in the term information.
-func (x *Index) Len() int { return len(x.docs) }
+func (x *Index) Len() int { return x.docs.n }
 
 // Has reports whether doc is indexed.
 func (x *Index) Has(doc uint32) bool {
-	_, ok := x.docs[doc]
+	_, ok := x.docs.get(doc)
 	return ok
 }
 
@@ -95,14 +94,14 @@ func (x *Index) DF(termText string) int {
 	if len(toks) == 0 {
 		return 0
 	}
-	if id, ok := x.vocab[toks[0]]; ok {
+	if id, ok := x.lookup(toks[0]); ok {
 		return len(x.terms[id].slots)
 	}
 	return 0
 }
 
 // VocabularySize is the number of distinct live terms.
-func (x *Index) VocabularySize() int { return len(x.vocab) }
+func (x *Index) VocabularySize() int { return len(x.vocab) + x.baseLive }
 
 // Add indexes text under doc, replacing what doc held before.
 func (x *Index) Add(doc uint32, text string) {
@@ -110,7 +109,7 @@ func (x *Index) Add(doc uint32, text string) {
 	ids := x.seen[:0]
 	var words uint32
 	tokenize(text, func(t []byte, kind int) {
-		id, ok := x.vocab[string(t)]
+		id, ok := x.lookupBytes(t)
 		if !ok {
 			id = x.newTerm(string(t))
 		}
@@ -131,25 +130,30 @@ func (x *Index) Add(doc uint32, text string) {
 		x.counts[id] = 0
 	}
 	x.seen = ids
-	x.setSlot(s, slot{doc: doc, words: words, terms: slices.Clone(ids), live: true})
-	x.docs[doc] = s
+	x.info[s] = slotInfo{doc: doc, words: words}
+	x.setSlotTerms(s, slices.Clone(ids))
+	x.docs.set(doc, s)
 	x.words += int64(words)
 }
 
 // Delete removes doc from every posting list it is on; it reports whether
 // doc was indexed. Document frequencies drop at once.
 func (x *Index) Delete(doc uint32) bool {
-	s, ok := x.docs[doc]
+	s, ok := x.docs.get(doc)
 	if !ok {
 		return false
 	}
-	for _, id := range x.slots[s].terms {
+	if s < x.unlinked {
+		x.linkDocs()
+	}
+	for _, id := range x.slotTerms[s] {
 		x.unpost(id, s)
 	}
-	x.words -= int64(x.slots[s].words)
-	x.setSlot(s, slot{})
+	x.words -= int64(x.info[s].words)
+	x.info[s] = slotInfo{}
+	x.slotTerms[s] = nil
 	x.freeSlots = append(x.freeSlots, s)
-	delete(x.docs, doc)
+	x.docs.del(doc)
 	return true
 }
 
@@ -167,15 +171,20 @@ func (x *Index) newTerm(text string) uint32 {
 		x.terms = append(x.terms, term{text: text, runes: utf8.RuneCountInString(text)})
 	}
 	x.vocab[text] = id
-	x.addGrams(id, text)
+	x.fresh.add(id, text)
 	return id
 }
 
 // dropTerm forgets a term whose last posting went away.
 func (x *Index) dropTerm(id uint32) {
 	t := &x.terms[id]
-	x.removeGrams(id, t.text)
-	delete(x.vocab, t.text)
+	if x.isBase(id) {
+		x.gone[id/64] |= 1 << (id % 64)
+		x.baseLive--
+	} else {
+		x.fresh.remove(id, t.text)
+		delete(x.vocab, t.text)
+	}
 	*t = term{}
 	x.freeTerms = append(x.freeTerms, id)
 }
@@ -186,9 +195,17 @@ func (x *Index) takeSlot() uint32 {
 		x.freeSlots = x.freeSlots[:n-1]
 		return s
 	}
-	x.slots = append(x.slots, slot{})
 	x.info = append(x.info, slotInfo{})
-	return uint32(len(x.slots) - 1)
+	return uint32(len(x.info) - 1)
+}
+
+// setSlotTerms records slot s's term list, growing slotTerms to reach it.
+func (x *Index) setSlotTerms(s uint32, ids []uint32) {
+	if n := len(x.slotTerms); int(s) >= n {
+		x.slotTerms = slices.Grow(x.slotTerms, cap(x.info)-n)[:s+1]
+		clear(x.slotTerms[n:s])
+	}
+	x.slotTerms[s] = ids
 }
 
 // post inserts slot s with count tf into term id's sorted postings.

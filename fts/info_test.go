@@ -1,22 +1,55 @@
 package fts
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
 )
 
-// checkInfo fails unless every slot's info is its document and length:
-// a query reads info where it read the slots.
+// checkInfo fails unless every document's slot has the document's info,
+// every other slot is free with zero info, the lengths add up to the
+// index's word count, and each linked slot's term list is exactly the
+// terms whose postings name it: a query reads info and postings, a
+// Delete the term lists.
 func checkInfo(t *testing.T, x *Index, when string) {
 	t.Helper()
-	if len(x.info) != len(x.slots) {
-		t.Fatalf("%s: %d infos for %d slots", when, len(x.info), len(x.slots))
+	used := make([]bool, len(x.info))
+	var words int64
+	for _, doc := range x.docs.appendDocs(nil) {
+		s, _ := x.docs.get(doc)
+		if x.info[s].doc != doc || used[s] {
+			t.Fatalf("%s: doc %d maps to slot %d, whose info says %+v", when, doc, s, x.info[s])
+		}
+		used[s] = true
+		words += int64(x.info[s].words)
 	}
-	for s, sl := range x.slots {
-		if x.info[s] != (slotInfo{doc: sl.doc, words: sl.words}) {
-			t.Fatalf("%s: slot %d is doc %d of %d words, its info says %+v", when, s, sl.doc, sl.words, x.info[s])
+	if words != x.words {
+		t.Fatalf("%s: the documents hold %d words, the index counts %d", when, words, x.words)
+	}
+	holds := make([][]uint32, len(x.info)) // by slot: the terms whose postings name it
+	for id, tm := range x.terms {
+		for _, s := range tm.slots {
+			if !used[s] {
+				t.Fatalf("%s: term %q names free slot %d", when, tm.text, s)
+			}
+			holds[s] = append(holds[s], uint32(id))
+		}
+	}
+	for s := range x.info {
+		if !used[s] && x.info[s] != (slotInfo{}) {
+			t.Fatalf("%s: free slot %d has info %+v", when, s, x.info[s])
+		}
+		if uint32(s) < x.unlinked {
+			continue
+		}
+		var list []uint32
+		if s < len(x.slotTerms) {
+			list = slices.Sorted(slices.Values(x.slotTerms[s]))
+		}
+		if !slices.Equal(list, holds[s]) {
+			t.Fatalf("%s: slot %d lists terms %v, the postings %v", when, s, list, holds[s])
 		}
 	}
 }
@@ -53,11 +86,44 @@ func TestSlotInfoFollowsSlots(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkInfo(t, y, "restored")
-	for _, q := range []string{"tea", "staging key", "postgres port 5432", "alice bob coffee"} {
-		a, b := x.Search(q), y.Search(q)
-		if !slices.EqualFunc(a.Top(a.Len()), b.Top(b.Len()), sameHit) {
-			t.Errorf("%q: the restored index finds other hits", q)
+	queries := []string{"tea", "staging key", "postgres port 5432", "alice bob coffee", "teas", "postgre"}
+	same := func(when string) {
+		t.Helper()
+		for _, q := range queries {
+			a, b := x.Search(q), y.Search(q)
+			if !slices.EqualFunc(a.Top(a.Len()), b.Top(b.Len()), sameHit) {
+				t.Errorf("%s: %q: the restored index finds other hits", when, q)
+			}
 		}
+	}
+	same("restored")
+	// The same changes to both, past the restore: the first delete links
+	// the restored slots' term lists, and documents far past the others
+	// go to the table's map.
+	for i := range 2000 {
+		doc := uint32(rng.IntN(500))
+		if rng.IntN(50) == 0 {
+			doc = 1<<31 + uint32(rng.IntN(3))
+		}
+		if rng.IntN(4) == 0 {
+			x.Delete(doc)
+			y.Delete(doc)
+			continue
+		}
+		text := words[rng.IntN(len(words))] + fmt.Sprintf(" new%d", rng.IntN(50))
+		x.Add(doc, text)
+		y.Add(doc, text)
+		if i%400 == 0 {
+			checkInfo(t, y, fmt.Sprintf("restored, after %d changes", i))
+			same(fmt.Sprintf("after %d changes", i))
+		}
+	}
+	checkInfo(t, y, "restored, after the changes")
+	same("after the changes")
+	bx, _ := x.MarshalBinary()
+	by, _ := y.MarshalBinary()
+	if !bytes.Equal(bx, by) {
+		t.Fatalf("after the same changes the snapshots differ")
 	}
 }
 

@@ -142,7 +142,7 @@ func groupForms(table string) map[string][]string {
 func (x *Index) irregularVariants(q string) []Expansion {
 	var out []Expansion
 	for _, f := range irregularForms[q] {
-		if id, ok := x.vocab[f]; ok {
+		if id, ok := x.lookup(f); ok {
 			out = append(out, Expansion{Term: f, Weight: VariantWeight, id: id})
 		}
 	}

@@ -185,7 +185,7 @@ func (r *Result) FindAll(docs []uint32) []Found {
 	gen := sc.nextGen()
 	// Mark the asked records' slots with their index in docs.
 	for i, d := range docs {
-		if s, ok := r.x.docs[d]; ok {
+		if s, ok := r.x.docs.get(d); ok {
 			sc.stamp[s], sc.where[s] = gen, int32(i)
 		}
 	}
@@ -271,7 +271,7 @@ type TermMatch struct {
 // earned.
 func (r *Result) Explain(h Hit) []TermMatch {
 	var out []TermMatch
-	s, ok := r.x.docs[h.Doc]
+	s, ok := r.x.docs.get(h.Doc)
 	for i, t := range r.Terms {
 		if i >= 64 || h.Matched&(1<<i) == 0 {
 			continue
@@ -279,7 +279,8 @@ func (r *Result) Explain(h Hit) []TermMatch {
 		m := TermMatch{Term: t.Text, Info: t.Info, Weight: 1}
 		if len(t.Expansions) > 0 && ok {
 			for _, e := range t.Expansions {
-				if slices.Contains(r.x.slots[s].terms, e.id) {
+				// The record holds e when e's postings name its slot.
+				if _, found := slices.BinarySearch(r.x.terms[e.id].slots, s); found {
 					m.Weight = e.Weight
 					if e.Term != t.Text {
 						m.Via = e.Term
@@ -409,11 +410,11 @@ func (x *Index) getScratch() *searchScratch {
 	if sc == nil {
 		sc = &searchScratch{}
 	}
-	if len(sc.acc) < len(x.slots) {
+	if len(sc.acc) < len(x.info) {
 		// Room for the slots of a sixteenth more documents: a store
 		// adding one slot then does not make every pooled scratch
 		// allocate its arrays again.
-		n := len(x.slots) + len(x.slots)/16 + 64
+		n := len(x.info) + len(x.info)/16 + 64
 		sc.acc = make([]accum, n)
 		sc.stamp = make([]uint32, n)
 		sc.where = make([]int32, n)
@@ -458,7 +459,7 @@ func (x *Index) queryTerms(query string) []QueryTerm {
 		}
 		seen[string(t)] = true
 		df := 0
-		if id, ok := x.vocab[string(t)]; ok {
+		if id, ok := x.lookupBytes(t); ok {
 			df = len(x.terms[id].slots)
 		}
 		terms = append(terms, QueryTerm{Text: string(t), DF: df})
@@ -520,7 +521,7 @@ func (x *Index) resolve(r *Result, sc *searchScratch) {
 	fuzzy := 0
 	for i := range r.Terms {
 		t := &r.Terms[i]
-		id, inVocab := x.vocab[t.Text]
+		id, inVocab := x.lookup(t.Text)
 		if t.Active && !inVocab && fuzzy < MaxFuzzyTerms {
 			var overflow int
 			t.Expansions, overflow = x.expand(t.Text, sc)
@@ -628,7 +629,7 @@ func (x *Index) accumulate(r *Result, sc *searchScratch) {
 			}
 			lists := t.Expansions
 			if len(lists) == 0 {
-				id, ok := x.vocab[t.Text]
+				id, ok := x.lookup(t.Text)
 				if !ok {
 					if conjunctive && pass == 1 {
 						live = live[:0]
@@ -747,7 +748,7 @@ func (x *Index) accumulateExhaustive(r *Result, sc *searchScratch) {
 			idf := math.Log(1 + (n-float64(t.DF)+0.5)/(float64(t.DF)+0.5))
 			lists := t.Expansions
 			if len(lists) == 0 {
-				id, ok := x.vocab[t.Text]
+				id, ok := x.lookup(t.Text)
 				if !ok {
 					continue
 				}
@@ -766,7 +767,7 @@ func (x *Index) accumulateExhaustive(r *Result, sc *searchScratch) {
 					a.mask |= bit
 					a.num += e.Weight * t.Info
 					tf := float64(pt.tfs[j])
-					norm := bm25K1 * (1 - bm25B + bm25B*float64(x.slots[s].words)/avgWords)
+					norm := bm25K1 * (1 - bm25B + bm25B*float64(x.info[s].words)/avgWords)
 					a.bm += e.Weight * idf * tf * (bm25K1 + 1) / (tf + norm)
 				}
 			}

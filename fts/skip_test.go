@@ -34,11 +34,7 @@ func answerOf(x *Index, q string, fast bool) answer {
 	for _, n := range []int{1, 3, 10, 200, r.Len()} {
 		a.Tops = append(a.Tops, slices.Clone(r.Top(n)))
 	}
-	docs := make([]uint32, 0, x.Len())
-	for d := range x.docs {
-		docs = append(docs, d)
-	}
-	slices.Sort(docs)
+	docs := x.docs.appendDocs(nil)
 	// A search's own ask first (a few hundred records, before any pool
 	// is sorted), then every record.
 	rs := x.Search(q)

@@ -53,26 +53,23 @@ var (
 // MarshalBinary writes the index as a snapshot. The index must not change
 // during the call.
 func (x *Index) MarshalBinary() ([]byte, error) {
-	order := make([]uint32, 0, len(x.docs)) // slots by ascending doc
-	for _, s := range x.docs {
-		order = append(order, s)
-	}
-	slices.SortFunc(order, func(a, b uint32) int { return cmpU32(x.slots[a].doc, x.slots[b].doc) })
-	index := make([]uint32, len(x.slots)) // slot → position in order
-	for i, s := range order {
-		index[s] = uint32(i)
-	}
+	docs := x.docs.appendDocs(make([]uint32, 0, x.docs.n))
+	index := make([]uint32, len(x.info)) // slot → position in docs
 	b := append([]byte(snapshotMagic), snapshotVersion, TokenizerVersion, 0, 0)
-	b = binary.AppendUvarint(b, uint64(len(order)))
+	b = binary.AppendUvarint(b, uint64(len(docs)))
 	prev := int64(-1)
-	for _, s := range order {
-		b = binary.AppendUvarint(b, uint64(int64(x.slots[s].doc)-prev-1))
-		b = binary.AppendUvarint(b, uint64(x.slots[s].words))
-		prev = int64(x.slots[s].doc)
+	for i, doc := range docs {
+		s, _ := x.docs.get(doc)
+		index[s] = uint32(i)
+		b = binary.AppendUvarint(b, uint64(int64(doc)-prev-1))
+		b = binary.AppendUvarint(b, uint64(x.info[s].words))
+		prev = int64(doc)
 	}
-	ids := make([]uint32, 0, len(x.vocab))
-	for _, id := range x.vocab {
-		ids = append(ids, id)
+	ids := make([]uint32, 0, x.VocabularySize())
+	for id, t := range x.terms {
+		if t.text != "" { // a live term (a dropped one is zero)
+			ids = append(ids, uint32(id))
+		}
 	}
 	slices.SortFunc(ids, func(a, c uint32) int { return strings.Compare(x.terms[a].text, x.terms[c].text) })
 	b = binary.AppendUvarint(b, uint64(len(ids)))
@@ -115,6 +112,11 @@ func cmpU32(a, b uint32) int {
 // bytes give an error wrapping ErrCorrupt, a snapshot from other
 // tokenisation rules one wrapping ErrStale; either way the index is left
 // unchanged.
+//
+// The restored index holds what a query reads and little else: postings
+// in two arrays and term texts in one string, shared by every term; the
+// vocabulary's trigram index waits for the first query that needs it,
+// and the documents' term lists for the first Delete (see [Index]).
 func (x *Index) UnmarshalBinary(data []byte) error {
 	if len(data) < headerSize || string(data[:4]) != snapshotMagic {
 		return fmt.Errorf("%w: bad magic", ErrCorrupt)
@@ -128,7 +130,7 @@ func (x *Index) UnmarshalBinary(data []byte) error {
 	if data[5] != TokenizerVersion {
 		return fmt.Errorf("%w: snapshot has %d, this build %d", ErrStale, data[5], TokenizerVersion)
 	}
-	y := New()
+	y := &Index{}
 	d := decoder{b: data[headerSize:]}
 	if err := y.readDocs(&d); err != nil {
 		return err
@@ -136,16 +138,12 @@ func (x *Index) UnmarshalBinary(data []byte) error {
 	if err := y.readTerms(&d); err != nil {
 		return err
 	}
-	y.linkDocs()
 	if len(d.b) != 0 {
 		return fmt.Errorf("%w: %d trailing bytes", ErrCorrupt, len(d.b))
 	}
-	info := make([]slotInfo, len(y.slots), cap(y.slots))
-	for i, sl := range y.slots {
-		info[i] = slotInfo{doc: sl.doc, words: sl.words}
-	}
-	*x = Index{vocab: y.vocab, terms: y.terms, docs: y.docs, slots: y.slots, info: info,
-		words: y.words, grams: y.grams, prefixes: y.prefixes}
+	*x = Index{vocab: map[string]uint32{}, baseLive: y.base.len(), terms: y.terms, docs: y.docs, info: y.info,
+		unlinked: uint32(len(y.info)), words: y.words,
+		fresh: newFuzzyIndex(), base: y.base, gone: make([]uint64, (y.base.len()+63)/64)}
 	return nil
 }
 
@@ -156,9 +154,9 @@ func (x *Index) readDocs(d *decoder) error {
 	}
 	// Room for a sixteenth more documents, so the stores after an open
 	// append in place rather than copying every slot (roomFor in ann).
-	x.slots = make([]slot, n, n+n/16+64)
+	x.info = make([]slotInfo, n, n+n/16+64)
 	next := uint64(0) // smallest number the next document may have
-	for i := range x.slots {
+	for i := range x.info {
 		gap, err := d.uvarint()
 		if err != nil {
 			return err
@@ -171,92 +169,153 @@ func (x *Index) readDocs(d *decoder) error {
 		if gap > 1<<32 || doc > 1<<32-1 || words > 1<<32-1 {
 			return fmt.Errorf("%w: document %d out of range", ErrCorrupt, i)
 		}
-		x.slots[i] = slot{doc: uint32(doc), words: uint32(words), live: true}
-		x.docs[uint32(doc)] = uint32(i)
+		x.info[i] = slotInfo{doc: uint32(doc), words: uint32(words)}
+		x.docs.set(uint32(doc), uint32(i))
 		x.words += int64(words)
 		next = doc + 1
 	}
 	return nil
 }
 
+// readTerms reads the vocabulary and its postings. A first pass over the
+// bytes counts the postings and the text, so each goes into one array of
+// the right size; the second decodes and checks them.
 func (x *Index) readTerms(d *decoder) error {
 	n, err := d.count(4) // length, text, df, one posting
 	if err != nil {
 		return err
 	}
-	x.terms = make([]term, 0, n+n/16+64)
-	prev := ""
+	texts, postings := scanTerms(*d, n)
+	arena := make([]byte, 0, texts)
+	ends := make([]uint32, n) // each term's text ends at arena[ends[i]]
+	slots, tfs := make([]uint32, 0, postings), make([]uint16, 0, postings)
+	x.terms = make([]term, n, n+n/16+64)
+	var prev []byte
 	for i := range n {
 		text, err := d.text()
 		if err != nil {
 			return err
 		}
-		if i > 0 && text <= prev {
+		if i > 0 && bytes.Compare(text, prev) <= 0 {
 			return fmt.Errorf("%w: term %d out of order", ErrCorrupt, i)
 		}
 		prev = text
-		if err := x.readPostings(d, uint32(i), text); err != nil {
+		arena = append(arena, text...)
+		ends[i] = uint32(len(arena))
+		start := len(slots)
+		if slots, tfs, err = x.readPostings(d, text, slots, tfs); err != nil {
 			return err
 		}
+		x.terms[i] = term{slots: slots[start:len(slots):len(slots)], tfs: tfs[start:len(tfs):len(tfs)]}
+	}
+	x.base = newBaseVocab(string(arena), ends)
+	for i := range x.terms {
+		text := x.base.text(uint32(i))
+		x.terms[i].text, x.terms[i].runes = text, utf8.RuneCountInString(text)
 	}
 	return nil
 }
 
-func (x *Index) readPostings(d *decoder, id uint32, text string) error {
+// scanTerms counts the text bytes and postings of n terms from d (a
+// copy), stopping early at bytes that do not parse: the counts only size
+// arrays (never more than the bytes can hold), and readTerms then reports
+// the damage.
+func scanTerms(d decoder, n int) (texts, postings int) {
+	for range n {
+		l, err := d.uvarint()
+		if err != nil || l > uint64(len(d.b)) {
+			break
+		}
+		d.b = d.b[l:]
+		texts += int(l)
+		df, err := d.uvarint()
+		if err != nil || df > uint64(len(d.b)/2) {
+			break
+		}
+		// 2·df varints follow; each ends at a byte below 0x80.
+		need, i := 2*int(df), 0
+		for ; need > 0 && i < len(d.b); i++ {
+			if d.b[i] < 0x80 {
+				need--
+			}
+		}
+		if need > 0 {
+			break
+		}
+		d.b = d.b[i:]
+		postings += int(df)
+	}
+	return texts, postings
+}
+
+// readPostings appends one term's postings to slots and tfs.
+func (x *Index) readPostings(d *decoder, text []byte, slots []uint32, tfs []uint16) ([]uint32, []uint16, error) {
 	df, err := d.count(2)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	if df == 0 || df > len(x.slots) {
-		return fmt.Errorf("%w: term %q has df %d of %d documents", ErrCorrupt, text, df, len(x.slots))
+	if df == 0 || df > len(x.info) {
+		return nil, nil, fmt.Errorf("%w: term %q has df %d of %d documents", ErrCorrupt, text, df, len(x.info))
 	}
-	t := term{text: text, runes: utf8.RuneCountInString(text), slots: make([]uint32, df), tfs: make([]uint16, df)}
 	next := uint64(0)
 	for j := range df {
-		gap, err := d.uvarint()
-		if err != nil {
-			return err
-		}
-		tf, err := d.uvarint()
-		if err != nil {
-			return err
+		var gap, tf uint64
+		if b := d.b; len(b) >= 2 && b[0] < 0x80 && b[1] < 0x80 {
+			// The usual posting: a one-byte gap and a one-byte tf.
+			gap, tf, d.b = uint64(b[0]), uint64(b[1]), b[2:]
+		} else {
+			if gap, err = d.uvarint(); err != nil {
+				return nil, nil, err
+			}
+			if tf, err = d.uvarint(); err != nil {
+				return nil, nil, err
+			}
 		}
 		s := next + gap
-		if gap >= uint64(len(x.slots)) || s >= uint64(len(x.slots)) || tf == 0 || tf > 0xFFFF {
-			return fmt.Errorf("%w: term %q posting %d out of range", ErrCorrupt, text, j)
+		if gap >= uint64(len(x.info)) || s >= uint64(len(x.info)) || tf == 0 || tf > 0xFFFF {
+			return nil, nil, fmt.Errorf("%w: term %q posting %d out of range", ErrCorrupt, text, j)
 		}
-		t.slots[j], t.tfs[j] = uint32(s), uint16(tf)
+		slots, tfs = append(slots, uint32(s)), append(tfs, uint16(tf))
 		next = s + 1
 	}
-	x.terms = append(x.terms, t)
-	x.vocab[text] = id
-	x.addGrams(id, text)
-	return nil
+	return slots, tfs, nil
 }
 
-// linkDocs fills each document's term list from the postings, in one
-// backing array (each list capped, so a later append copies it out).
+// linkDocs fills the term lists of the restored slots (those below
+// unlinked) from the postings, in one backing array (each list capped, so
+// a later append copies it out). Until the first Delete of one of them
+// no slot below unlinked has been freed, so each still holds its restored
+// document and exactly the terms whose postings name it.
 func (x *Index) linkDocs() {
-	count := make([]int, len(x.slots)+1)
+	n := x.unlinked
+	count := make([]int, n+1)
 	for _, t := range x.terms {
 		for _, s := range t.slots {
-			count[s+1]++
+			if s < n {
+				count[s+1]++
+			}
 		}
 	}
 	for i := 1; i < len(count); i++ {
 		count[i] += count[i-1]
 	}
-	backing := make([]uint32, count[len(x.slots)])
-	fill := slices.Clone(count[:len(x.slots)])
+	backing := make([]uint32, count[n])
+	fill := slices.Clone(count[:n])
 	for id, t := range x.terms {
 		for _, s := range t.slots {
-			backing[fill[s]] = uint32(id)
-			fill[s]++
+			if s < n {
+				backing[fill[s]] = uint32(id)
+				fill[s]++
+			}
 		}
 	}
-	for s := range x.slots {
-		x.slots[s].terms = backing[count[s]:count[s+1]:count[s+1]]
+	if len(x.slotTerms) < int(n) {
+		x.setSlotTerms(n-1, nil)
 	}
+	for s := range n {
+		x.slotTerms[s] = backing[count[s]:count[s+1]:count[s+1]]
+	}
+	x.unlinked = 0
 }
 
 // decoder reads varints and strings, failing with ErrCorrupt.
@@ -288,18 +347,19 @@ func (d *decoder) count(minBytes int) (int, error) {
 	return int(v), nil
 }
 
-func (d *decoder) text() (string, error) {
+// text returns the next term's bytes, borrowed from the input.
+func (d *decoder) text() ([]byte, error) {
 	n, err := d.uvarint()
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	if n == 0 || n > maxSnapshotTerm || n > uint64(len(d.b)) {
-		return "", fmt.Errorf("%w: term length %d", ErrCorrupt, n)
+		return nil, fmt.Errorf("%w: term length %d", ErrCorrupt, n)
 	}
 	s := d.b[:n]
 	d.b = d.b[n:]
 	if !utf8.Valid(s) || bytes.ContainsAny(s, " \t\n\r") {
-		return "", fmt.Errorf("%w: term is not a token", ErrCorrupt)
+		return nil, fmt.Errorf("%w: term is not a token", ErrCorrupt)
 	}
-	return string(s), nil
+	return s, nil
 }

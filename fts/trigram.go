@@ -77,12 +77,23 @@ func isInner(key uint64) bool {
 	return a != padStart && c != padEnd
 }
 
-func (x *Index) addGrams(id uint32, text string) {
+// fuzzyIndex is the trigram and prefix lists of the fresh terms (see
+// vocab.go).
+type fuzzyIndex struct {
+	grams    map[uint64][]uint32 // padded trigram → sorted ids of live terms
+	prefixes map[string][]uint32 // first MinVariantPrefix runes → sorted term ids
+}
+
+func newFuzzyIndex() *fuzzyIndex {
+	return &fuzzyIndex{grams: map[uint64][]uint32{}, prefixes: map[string][]uint32{}}
+}
+
+func (f *fuzzyIndex) add(id uint32, text string) {
 	if p, ok := variantKey(text); ok {
-		x.prefixes[p] = insertSorted(x.prefixes[p], id)
+		f.prefixes[p] = insertSorted(f.prefixes[p], id)
 	}
 	for _, g := range termGrams(text) {
-		x.grams[g] = insertSorted(x.grams[g], id)
+		f.grams[g] = insertSorted(f.grams[g], id)
 	}
 }
 
@@ -96,27 +107,27 @@ func insertSorted(list []uint32, id uint32) []uint32 {
 	return slices.Insert(list, i, id)
 }
 
-func (x *Index) removeGrams(id uint32, text string) {
+func (f *fuzzyIndex) remove(id uint32, text string) {
 	if p, ok := variantKey(text); ok {
-		list := x.prefixes[p]
+		list := f.prefixes[p]
 		if i, found := slices.BinarySearch(list, id); found {
 			list = slices.Delete(list, i, i+1)
 		}
 		if len(list) == 0 {
-			delete(x.prefixes, p)
+			delete(f.prefixes, p)
 		} else {
-			x.prefixes[p] = list
+			f.prefixes[p] = list
 		}
 	}
 	for _, g := range termGrams(text) {
-		list := x.grams[g]
+		list := f.grams[g]
 		if i, ok := slices.BinarySearch(list, id); ok {
 			list = slices.Delete(list, i, i+1)
 		}
 		if len(list) == 0 {
-			delete(x.grams, g)
+			delete(f.grams, g)
 		} else {
-			x.grams[g] = list
+			f.grams[g] = list
 		}
 	}
 }
@@ -232,7 +243,7 @@ func (sc *searchScratch) countGrams(x *Index, grams []uint64) {
 	touched := sc.gramTouched[:0]
 	for _, g := range grams {
 		in := isInner(g)
-		for _, id := range x.grams[g] {
+		x.withGram(g, func(id uint32) {
 			h := &sc.gramHits[id]
 			if h.all == 0 {
 				touched = append(touched, id)
@@ -241,7 +252,7 @@ func (sc *searchScratch) countGrams(x *Index, grams []uint64) {
 			if in {
 				h.inner++
 			}
-		}
+		})
 	}
 	sc.gramTouched = touched
 }
@@ -337,15 +348,12 @@ func (x *Index) variants(q string) []Expansion {
 		return out
 	}
 	qn := utf8.RuneCountInString(q)
-	for _, id := range x.prefixes[key] {
+	x.prefixed(key, func(id uint32) {
 		t := &x.terms[id]
-		if t.text == q || abs(t.runes-qn) > maxInflection {
-			continue
-		}
-		if inflected(q, t.text) {
+		if t.text != q && abs(t.runes-qn) <= maxInflection && inflected(q, t.text) {
 			out = append(out, Expansion{Term: t.text, Weight: VariantWeight, id: id})
 		}
-	}
+	})
 	return out
 }
 
