@@ -348,7 +348,8 @@ var (
 		// hedges: "for most things", "in general"
 		"most", "mostly", "things", "cases", "general", "generally", "usually", "typically", "overall")
 	// frontingWords start an adverbial phrase that may lead a sentence.
-	frontingWords = setOf("for", "in", "within", "at", "on", "during", "with", "when", "after", "before", "across", "outside", "inside")
+	frontingWords = setOf("for", "in", "within", "at", "on", "during", "with", "when", "after", "before", "across", "outside", "inside",
+		"between", "among", "around", "throughout", "from", "to", "near", "under", "until", "while", "since", "along")
 )
 
 func setOf(words ...string) map[string]bool {

@@ -1,0 +1,43 @@
+package vault
+
+import "testing"
+
+// A phrase fronted by any everyday preposition or time conjunction,
+// closed by a comma, moves to the end ([frontedLast]); a phrase that is
+// not fronted, or a comma that continues the clause, stays.
+func TestFrontedLastPrepositions(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"Between the islands, Carla would rather take the ferry.", "Carla would rather take the ferry Between the islands"},
+		{"Around the house, Noor prefers slippers.", "Noor prefers slippers Around the house"},
+		{"From Monday, the gym opens at 06:00.", "the gym opens at 06:00 From Monday"},
+		{"To the airport, Ivan takes the bus.", "Ivan takes the bus To the airport"},
+		{"Throughout winter, Anna likes sauna evenings.", "Anna likes sauna evenings Throughout winter"},
+		{"Until March, the office is closed on Fridays.", "the office is closed on Fridays Until March"},
+		{"While travelling, Ruth prefers audiobooks.", "Ruth prefers audiobooks While travelling"},
+		// not fronted: the first word is no preposition, or the comma
+		// continues the clause
+		{"Ruth prefers audiobooks, while travelling.", "Ruth prefers audiobooks, while travelling."},
+		{"Carla, from the islands, likes ferries.", "Carla, from the islands, likes ferries."},
+		{"Under the desk, not on it, is the router.", "Under the desk, not on it, is the router."},
+	} {
+		if got := frontedLast(tc.in); got != tc.want {
+			t.Errorf("frontedLast(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	for name, cal := range calibrations(t) {
+		for _, tc := range []struct {
+			a, b string
+			dup  bool
+		}{
+			{"Between releases, the cache is flushed.", "The cache is flushed between releases.", true},
+			{"From Monday, the gym opens at 06:00.", "The gym opens at 06:00 from Monday.", true},
+			{"From Monday, the gym opens at 06:00.", "From Monday, the gym opens at 07:00.", false},
+			{"From Oslo, the train goes to Bergen.", "From Bergen, the train goes to Oslo.", false},
+			{"Until March, the office is closed on Fridays.", "Until March, the office is not closed on Fridays.", false},
+		} {
+			if got := IsDuplicate(tc.a, tc.b, 1, cal); got != tc.dup {
+				t.Errorf("%s: IsDuplicate(%q, %q) = %v, want %v", name, tc.a, tc.b, got, tc.dup)
+			}
+		}
+	}
+}
