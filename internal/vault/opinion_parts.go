@@ -297,12 +297,15 @@ func directlyAfter(object []string, w string, added []string) bool {
 	return false
 }
 
-// sameOpinionWord is [fts.SameWord] with the regular plural of a
-// three-letter noun too (bus/buses, tea/teas, car/cars), which the literal
-// channel leaves alone (its inflections start at four letters, where a
-// prefix index can find them): "would rather take the bus than a taxi"
-// restates "prefers buses over taxis". Only the opinion rules compare
-// with it; a fact's words agree by [fts.SameWord] alone.
+// sameOpinionWord is [fts.SameWord] with two inflections of short words
+// too, which the literal channel leaves alone (its inflections start at
+// four common letters, where a prefix index can find them): the regular
+// plural of a three-letter noun (bus/buses, tea/teas, car/cars: "would
+// rather take the bus than a taxi" restates "prefers buses over taxis"),
+// and the gerund of a four-letter verb that drops its e (hike/hiking,
+// bake/baking, code/coding: "would rather hike" restates "prefers
+// hiking"). Only the opinion rules compare with it; a fact's words agree
+// by [fts.SameWord] alone.
 func sameOpinionWord(a, b string) bool {
 	if fts.SameWord(a, b) {
 		return true
@@ -310,11 +313,17 @@ func sameOpinionWord(a, b string) bool {
 	if len(a) > len(b) {
 		a, b = b, a
 	}
-	if utf8.RuneCountInString(a) != 3 || strings.IndexFunc(a, func(r rune) bool { return !unicode.IsLetter(r) }) >= 0 {
+	if strings.IndexFunc(a, func(r rune) bool { return r < 'a' || r > 'z' }) >= 0 {
 		return false
 	}
-	// "news" is no plural of "new".
-	return b == a+"s" && b != "news" || b == a+"es" && strings.ContainsRune("sxz", rune(a[len(a)-1]))
+	switch len(a) {
+	case 3:
+		// "news" is no plural of "new".
+		return b == a+"s" && b != "news" || b == a+"es" && strings.ContainsRune("sxz", rune(a[len(a)-1]))
+	case 4:
+		return a[3] == 'e' && !strings.ContainsRune("aeiou", rune(a[2])) && b == a[:3]+"ing"
+	}
+	return false
 }
 
 // maxComplementWords bounds the object a gerund may add ([complements]).

@@ -41,3 +41,23 @@ func TestFrontedLastPrepositions(t *testing.T) {
 		}
 	}
 }
+
+// sameOpinionWord pairs a four-letter verb that drops its e with its
+// gerund (the literal channel's prefix is four letters, which such a
+// gerund does not keep), and nothing else of that length.
+func TestSameOpinionWordShortGerunds(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want bool
+	}{
+		{"hike", "hiking", true}, {"hiking", "hike", true}, {"bake", "baking", true}, {"code", "coding", true},
+		{"bike", "biking", true}, {"vote", "voting", true}, {"dine", "dining", true},
+		{"skate", "skating", true}, {"bus", "buses", true},
+		{"bike", "baking", false}, {"code", "coating", false}, {"free", "freing", false},
+		{"hike", "hikking", false}, {"line", "lion", false}, {"new", "news", false}, {"tea", "team", false},
+	} {
+		if got := sameOpinionWord(tc.a, tc.b); got != tc.want {
+			t.Errorf("sameOpinionWord(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+	}
+}
