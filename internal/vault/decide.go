@@ -213,10 +213,19 @@ func claimsAgree(a, b string) bool {
 // (prepositions, wh-words, pronouns, hedges: "Marcus thinks ORMs hide too
 // much of what is going on" restates "Marcus thinks ORMs hide too much").
 // An extra content word, name, number, negation or comparison is never
-// allowed; a name that looks like a function word ("Go") counts as a
-// name when fixed says so.
+// allowed, but for the noun of a closing hedge that only one of them adds
+// ([closingHedge]: "… the sensible default cache for most projects"); a
+// name that looks like a function word ("Go") counts as a name when fixed
+// says so.
 func elaborates(a, b []string, fixed func(string) bool) bool {
+	ha, hb := closingHedge(a, fixed), closingHedge(b, fixed)
 	a, b = contentOnly(a, fixed), contentOnly(b, fixed)
+	switch {
+	case ha && !hb:
+		a = a[:len(a)-1]
+	case hb && !ha:
+		b = b[:len(b)-1]
+	}
 	if len(a) != len(b) {
 		return false
 	}
@@ -226,6 +235,22 @@ func elaborates(a, b []string, fixed func(string) bool) bool {
 		}
 	}
 	return true
+}
+
+// closingHedge reports whether an opinion's words end with a hedge on
+// its scope: "for" or "in", "most", and one plain word ("for most
+// projects", "in most teams"), which says the opinion holds as a rule,
+// not what it is about. Only the hedge's noun is content ("most" and the
+// preposition are [elaboration] words); a name or number is never a
+// hedge's noun. Two opinions that both close with one must agree on it.
+func closingHedge(words []string, fixed func(string) bool) bool {
+	n := len(words)
+	if n < 4 || words[n-2] != "most" || words[n-3] != "for" && words[n-3] != "in" {
+		return false
+	}
+	w := words[n-1]
+	return !fixed(w) && !elaboration[w] && !opinionFiller(w) && !aspectStop[w] && w != "not" &&
+		strings.IndexFunc(w, unicode.IsDigit) < 0
 }
 
 func contentOnly(words []string, fixed func(string) bool) []string {

@@ -61,3 +61,36 @@ func TestSameOpinionWordShortGerunds(t *testing.T) {
 		}
 	}
 }
+
+// A closing hedge on the scope ("for most projects", "in most teams")
+// that only one opinion adds leaves the opinion as it was, whatever the
+// cosine; two different hedges, a hedge that names or counts, or a limit
+// ("at most five") are left to the model and never re-affirmed on the
+// words alone.
+func TestClosingHedgeAdded(t *testing.T) {
+	for name, cal := range calibrations(t) {
+		belowFloor := []float64{-1, 0, cal.CosFloor - 0.01}
+		wantAtCosines(t, name, cal, belowFloor, OpinionSame, " (a hedge added)", [][2]string{
+			{"Ben thinks Redis is the right default cache.", "Ben considers Redis the sensible default cache for most projects."},
+			{"Noor prefers trains for long trips in most seasons.", "Noor prefers trains for long trips."},
+			{"Ivan thinks code review slows down small teams.", "Ivan thinks code review slows down small teams in most companies."},
+		})
+		for _, p := range [][2]string{
+			{"Ben thinks Redis is the right default cache for most projects.", "Ben thinks Redis is the right default cache for most teams."},
+			{"Ben prefers small teams.", "Ben prefers small teams of at most five."},
+			{"Ben prefers Redis for caching.", "Ben prefers Redis for most caching."},
+			{"Ben thinks Redis is the right default cache.", "Ben thinks Redis is the right default cache for most Kotlin."},
+			{"Ben thinks Redis is the right default cache.", "Ben thinks Redis is the right default cache in most 2026."},
+			{"Ben thinks Redis is the right default cache.", "Ben thinks Redis is not the right default cache for most projects."},
+		} {
+			for _, c := range belowFloor {
+				if got := DecideOpinion(p[0], p[1], c, cal); got == OpinionSame {
+					t.Errorf("%s: %q then %q at cos %.2f: same, want the model to decide", name, p[0], p[1], c)
+				}
+			}
+			if got := DecideOpinion(p[0], p[1], 1, cal); got == OpinionSame {
+				t.Errorf("%s: %q then %q at cos 1: re-affirmed", name, p[0], p[1])
+			}
+		}
+	}
+}
