@@ -124,6 +124,10 @@ func (v OpinionVerdict) String() string {
 //	          changed, whatever the cosine
 //	conflict  else if one compares something over what the other holds
 //	          ([overturns]), whatever the cosine
+//	conflict  else if cos < same_topic (cos < cos_floor when the shared
+//	          word is a name) and the new text says its holder's mind
+//	          changed about the first thing the old one holds
+//	          ([reopens])
 //	unrelated else if cos < same_topic (cos < cos_floor when the shared
 //	          word is a name: the model need only not call them
 //	          unrelated)
@@ -176,6 +180,13 @@ func DecideOpinion(old, text string, cos float64, cal rank.Calibration) OpinionV
 	case overturns(a, b, fixed) || overturns(b, a, fixed):
 		return OpinionConflict
 	case !(cal.OnSameTopic(cos) || named && cos >= cal.CosFloor):
+		if reopens(a, b) {
+			// The new text says the mind changed about what the old
+			// one holds: the model, far off because the new object
+			// says more ("has gone off pytest fixtures and now prefers
+			// plain factory functions"), cannot make that another topic.
+			return OpinionConflict
+		}
 		return OpinionUnrelated
 	case cal.SaysSame(cos) && restates(a, b):
 		return OpinionSame

@@ -210,6 +210,33 @@ func sameAspect(a, b opinionParts) (shared, named bool) {
 	return shared, named
 }
 
+// reopens reports whether the new opinion b says its holder's mind
+// changed ([changeMarked]) about what the old opinion a holds: b's object
+// holds a's first content word (what a holds, before its context), as a
+// name in any place or a common word in the same place of its phrase,
+// the way [sameAspect] matches. "Kwame likes pytest fixtures for test
+// setup" then "Kwame has gone off pytest fixtures and now prefers plain
+// factory functions" reopens the first; "Ivan now prefers tea in the
+// morning" does not reopen "Ivan prefers running in the morning", which
+// shares only its context. It only ever turns an unrelated verdict into
+// a conflict, a question for the writer: it never folds.
+func reopens(a, b opinionParts) bool {
+	if !b.changed {
+		return false
+	}
+	held := aspectWords(a)
+	if len(held) == 0 {
+		return false
+	}
+	x := held[0]
+	for _, y := range aspectWords(b) {
+		if sameOpinionWord(x.word, y.word) && (x.fixed || y.fixed || x.head == y.head) {
+			return true
+		}
+	}
+	return false
+}
+
 // restates reports whether b says what a says: the objects are the same
 // words in the same order up to function words ([elaborates]), or
 // become so when two neighbouring words of one are swapped where one side
