@@ -204,19 +204,59 @@ func IsDuplicate(old, text string, cos float64, cal rank.Calibration) bool {
 }
 
 // claimsAgree reports whether two facts agree literally: their
-// canonical word sequences ([claimWords]) have the same length and the
-// same word at every position, up to inflection.
+// canonical word sequences ([claimWords]) have the same word at every
+// position, up to inflection, where a compound one of them writes with a
+// hyphen may be one word in the other ([wordsAgree]).
 func claimsAgree(a, b string) bool {
-	wa, wb := claimWords(a, false), claimWords(b, false)
-	if len(wa) != len(wb) {
-		return false
+	return wordsAgree(claimWords(a, false), hyphenCompounds(a), claimWords(b, false), hyphenCompounds(b))
+}
+
+// wordsAgree reports whether the word sequences x and y are the same
+// words in the same order, up to inflection, two neighbouring words of
+// one side standing for one word of the other when that side wrote them
+// as one compound with a hyphen (hx, hy: [hyphenCompounds]): "e-mail" is
+// "email", "Wi-Fi" is "WiFi", "on-call" is "oncall". Only the word
+// boundary differs there, never a letter; two words apart without a
+// hyphen ("over time", "any way") are never joined, since they often say
+// something other than the closed word (overtime, anyway).
+func wordsAgree(x []string, hx map[string]bool, y []string, hy map[string]bool) bool {
+	switch {
+	case len(x) == 0 || len(y) == 0:
+		return len(x) == len(y)
+	case fts.SameWord(x[0], y[0]) && wordsAgree(x[1:], hx, y[1:], hy):
+		return true
+	case len(x) > 1 && hx[x[0]+x[1]] && fts.SameWord(x[0]+x[1], y[0]) && wordsAgree(x[2:], hx, y[1:], hy):
+		return true
 	}
-	for i := range wa {
-		if !fts.SameWord(wa[i], wb[i]) {
-			return false
+	return len(y) > 1 && hy[y[0]+y[1]] && fts.SameWord(y[0]+y[1], x[0]) && wordsAgree(x[1:], hx, y[2:], hy)
+}
+
+// hyphenCompounds are the closed forms of the two-part compounds text
+// writes with a hyphen between letters ("e-mail" → "email", "Wi-Fi" →
+// "wifi"), case-folded: the only neighbouring words [wordsAgree] may
+// join. A part holding a digit is never joined (a number is fixed), nor
+// the prefixes whose hyphen tells two words apart (re-sign/resign,
+// re-cover/recover, co-op/coop).
+func hyphenCompounds(text string) map[string]bool {
+	var out map[string]bool
+	for _, tok := range strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' }) {
+		parts := strings.Split(tok, "-")
+		for i := 0; i+1 < len(parts); i++ {
+			if allLetters(parts[i]) && allLetters(parts[i+1]) && !hyphenPrefixes[strings.ToLower(parts[i])] {
+				if out == nil {
+					out = map[string]bool{}
+				}
+				out[strings.ToLower(parts[i]+parts[i+1])] = true
+			}
 		}
 	}
-	return true
+	return out
+}
+
+var hyphenPrefixes = setOf("re", "co")
+
+func allLetters(s string) bool {
+	return s != "" && strings.IndexFunc(s, func(r rune) bool { return !unicode.IsLetter(r) }) < 0
 }
 
 // elaborates reports whether two opinions' canonical words are the same

@@ -94,3 +94,34 @@ func TestClosingHedgeAdded(t *testing.T) {
 		}
 	}
 }
+
+// A compound written with a hyphen is the closed word ([wordsAgree]);
+// two words written apart, a number, or a prefix whose hyphen tells two
+// words apart are not.
+func TestDuplicateHyphenCompounds(t *testing.T) {
+	for name, cal := range calibrations(t) {
+		for _, tc := range []struct {
+			a, b string
+			dup  bool
+		}{
+			{"Emil reads e-mail only in the morning.", "Emil reads email only in the morning.", true},
+			{"WiFi at the office is called Kontor5.", "Wi-Fi at the office is called Kontor5.", true},
+			{"Ola is on-call this week.", "Ola is oncall this week.", true},
+			{"Ola is on-call this week.", "Ola is on call this week.", true},
+			{"Ola gets paid for overtime.", "Ola gets paid for over time.", false},
+			{"Ola can pay anyway.", "Ola can pay any way.", false},
+			{"Ola will re-sign the contract.", "Ola will resign the contract.", false},
+			{"The chickens live in the co-op.", "The chickens live in the coop.", false},
+			{"The gate code is 4-12.", "The gate code is 412.", false},
+			{"Emil reads e-mail only in the morning.", "Emil reads email only in the evening.", false},
+			{"Emil reads e-mail only in the morning.", "Emil never reads email in the morning.", false},
+		} {
+			if got := IsDuplicate(tc.a, tc.b, 1, cal); got != tc.dup {
+				t.Errorf("%s: IsDuplicate(%q, %q) = %v, want %v", name, tc.a, tc.b, got, tc.dup)
+			}
+			if got := IsDuplicate(tc.b, tc.a, 1, cal); got != tc.dup {
+				t.Errorf("%s: IsDuplicate(%q, %q) = %v, want %v", name, tc.b, tc.a, got, tc.dup)
+			}
+		}
+	}
+}

@@ -22,11 +22,7 @@ import (
 // They are stored the way claims_eval.py stores them: the distinct and
 // duplicate pairs as facts, the others as opinions, each pair in a
 // namespace of its own.
-var storePairsHeldOut = []struct {
-	expect        string // "distinct", "duplicate", "update" or "restate"
-	first, second string
-	miss          string // a known miss: why the store gets it wrong
-}{
+var storePairsHeldOut = []storePair{
 	// Distinct facts: a number, a name, a negation, an antonym, a role.
 	{"distinct", "The garage door code is 4412.", "The garage door code is 4421.", ""},
 	{"distinct", "Tobias is lactose intolerant.", "Tobias is not lactose intolerant.", ""},
@@ -55,6 +51,8 @@ var storePairsHeldOut = []struct {
 	{"duplicate", "Wi-Fi password for the cabin is taped inside the fridge door.", "The Wi-Fi password for the cabin is taped inside the fridge door.", ""},
 	{"duplicate", "Linnea's bike lock code is 3390.", "linnea's bike lock code is 3390.", ""},
 	{"duplicate", "Grocery orders are delivered on Thursday mornings.", "Grocery orders are delivered on Thursday mornings!", ""},
+	{"duplicate", "Emil reads e-mail only in the morning.", "Emil reads email only in the morning.", ""},
+	{"duplicate", "Wi-Fi at the office is called Kontor5.", "WiFi at the office is called Kontor5.", ""},
 	// Changed minds.
 	{"update", "Priya prefers Vue over React for side projects.", "For side projects, Priya now prefers React over Vue.", ""},
 	{"update", "Tobias prefers Ansible for server setup.", "Tobias now finds Ansible too slow and prefers Salt for server setup.", ""},
@@ -88,12 +86,21 @@ var storePairsHeldOut = []struct {
 		"novels/books: WordNet has a novel as a kind of book; a kind of is not a synonym"},
 }
 
+// storePair is one store pair of the evaluation's shape.
+type storePair struct {
+	expect        string // "distinct", "duplicate", "update" or "restate"
+	first, second string
+	miss          string // a known miss: why the store gets it wrong
+}
+
 // The held-out store pairs through a vault with each bundled model, the
 // way an agent's memory_store calls reach it: every distinct fact stored,
 // every duplicate refused, every changed mind a conflict, every
 // restatement re-affirmed (but the known misses); and nothing folded that
 // should stand (facts and updates lost 0), known miss or not.
-func TestStorePairsHeldOut(t *testing.T) {
+func TestStorePairsHeldOut(t *testing.T) { checkStorePairs(t, storePairsHeldOut) }
+
+func checkStorePairs(t *testing.T, pairs []storePair) {
 	for _, open := range []func() (embed.Encoder, error){embed.OpenStatic, embed.OpenStaticV2} {
 		enc, err := open()
 		if err != nil {
@@ -103,7 +110,7 @@ func TestStorePairsHeldOut(t *testing.T) {
 		h := newHarness(t, enc)
 		v := h.open("user")
 		right, total, lost := map[string]int{}, map[string]int{}, 0
-		for i, p := range storePairsHeldOut {
+		for i, p := range pairs {
 			kind := KindOpinion
 			if p.expect == "distinct" || p.expect == "duplicate" {
 				kind = KindFact
