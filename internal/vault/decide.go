@@ -327,8 +327,8 @@ func contentOnly(words []string, fixed func(string) bool) []string {
 // time words of a changed mind (now, nowadays, these days, no longer:
 // the stance and the object say what changed), an intensifier of the
 // stance (a big fan, really likes) and a positive judgement (good, right,
-// sensible, better); a negative stance (dislike, hate) or judgement (bad,
-// wrong, worse, overkill) leaves its "not".
+// sensible, better); a negative stance (dislike, hate, tired of, fed up
+// with) or judgement (bad, wrong, worse, overkill) leaves its "not".
 func claimWords(text string, opinion bool) []string {
 	return canonicalWords(fts.Words(frontedLast(text)), opinion)
 }
@@ -365,8 +365,10 @@ func canonicalWords(words []string, opinion bool) []string {
 				next = words[i+1]
 			}
 			switch {
-			case negativeStance(w) || negativeJudgement[w]:
+			case negativeStance(w) || negativeJudgement[w] || negativeStanceAt(words, i):
 				out = append(out, "not")
+				continue
+			case w == "up" && i > 0 && words[i-1] == "fed":
 				continue
 			case opinionFiller(w) || positiveJudgement[w],
 				intensifiers[w] && (opinionFiller(next) || negativeStance(next)),
@@ -404,7 +406,10 @@ var (
 	stanceWords = []string{"prefer", "like", "love", "enjoy", "favour", "favor", "think", "feel",
 		"find", "consider", "believe", "rather", "would", "fan"}
 	// negativeStance words hold an opinion against its object.
-	negativeStanceWords = []string{"dislike", "hate", "detest"}
+	negativeStanceWords = []string{"dislike", "hate", "detest", "loathe", "despise"}
+	// wearyWords hold an opinion against what follows "of": "is tired of
+	// crime podcasts", "sick of", "bored with".
+	wearyWords = setOf("tired", "sick", "bored", "weary")
 	// opinionFunction words carry no content of an opinion.
 	opinionFunction = setOf("is", "are", "was", "were", "be", "been", "am", "do", "does", "did",
 		"his", "her", "their", "its", "my", "our", "your", "that", "use", "take", "have", "has", "having", "using", "taking",
@@ -443,6 +448,17 @@ func opinionFiller(w string) bool {
 }
 
 func negativeStance(w string) bool { return anySameWord(w, negativeStanceWords) }
+
+// negativeStanceAt reports whether a phrase that holds an opinion
+// against its object starts at words[i]: a weary word before "of" or
+// "with" ("tired of", "bored with"), or "fed up".
+func negativeStanceAt(words []string, i int) bool {
+	if i+1 >= len(words) {
+		return false
+	}
+	next := words[i+1]
+	return wearyWords[words[i]] && (next == "of" || next == "with") || words[i] == "fed" && next == "up"
+}
 
 func anySameWord(w string, list []string) bool {
 	for _, s := range list {

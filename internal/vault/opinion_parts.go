@@ -91,7 +91,8 @@ func holderEnd(words []string) int {
 		}
 		_, contracted := cutNegation(w)
 		changed := (w == "has" || w == "have" || w == "had") && i+1 < len(words) && changeVerbs[words[i+1]]
-		if contracted || changed || negations[w] || w == "now" || anySameWord(w, stanceWords) || negativeStance(w) || fts.SameWord(w, "want") {
+		if contracted || changed || negations[w] || w == "now" || anySameWord(w, stanceWords) || negativeStance(w) ||
+			negativeStanceAt(words, i) || fts.SameWord(w, "want") {
 			if i == 0 {
 				return -1
 			}

@@ -1,6 +1,9 @@
 package vault
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // A phrase fronted by any everyday preposition or time conjunction,
 // closed by a comma, moves to the end ([frontedLast]); a phrase that is
@@ -122,6 +125,44 @@ func TestDuplicateHyphenCompounds(t *testing.T) {
 			if got := IsDuplicate(tc.b, tc.a, 1, cal); got != tc.dup {
 				t.Errorf("%s: IsDuplicate(%q, %q) = %v, want %v", name, tc.b, tc.a, got, tc.dup)
 			}
+		}
+	}
+}
+
+// A weary word before "of" or "with", or "fed up with", holds an opinion
+// against its object as "dislikes" does: the holder is the words before
+// it, and the object carries a "not".
+func TestWearyStance(t *testing.T) {
+	for _, tc := range []struct{ text, holder, object string }{
+		{"Jonas is tired of crime podcasts.", "jonas", "not of crime podcasts"},
+		{"Jonas is sick of open offices.", "jonas", "not of open offices"},
+		{"Mira is bored with standups.", "mira", "not with standups"},
+		{"Mira is fed up with standups.", "mira", "not with standups"},
+		{"Jonas loathes crime podcasts.", "jonas", "not crime podcasts"},
+		{"Jonas dislikes crime podcasts.", "jonas", "not crime podcasts"},
+		// not a stance: "tired" without "of", "sick" as a modifier
+		{"Jonas prefers tired jokes.", "jonas", "tired jokes"},
+		{"Jonas thinks sick leave is fair.", "jonas", "sick leave fair"},
+	} {
+		p := parseOpinion(tc.text)
+		if got := strings.Join(p.holder, " "); got != tc.holder {
+			t.Errorf("%q: holder %q, want %q", tc.text, got, tc.holder)
+		}
+		if got := strings.Join(p.object, " "); got != tc.object {
+			t.Errorf("%q: object %q, want %q", tc.text, got, tc.object)
+		}
+	}
+	for name, cal := range calibrations(t) {
+		for _, p := range [][2]string{
+			{"Jonas enjoys crime podcasts.", "Jonas is tired of crime podcasts."},
+			{"Mira likes standups.", "Mira is fed up with standups."},
+		} {
+			if got := DecideOpinion(p[0], p[1], 1, cal); got != OpinionConflict {
+				t.Errorf("%s: %q then %q: %v, want conflict", name, p[0], p[1], got)
+			}
+		}
+		if got := DecideOpinion("Jonas dislikes crime podcasts.", "Jonas is tired of crime podcasts.", 0, cal); got != OpinionSame {
+			t.Errorf("%s: tired of restating dislikes: %v, want same", name, got)
 		}
 	}
 }
