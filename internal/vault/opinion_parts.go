@@ -157,7 +157,13 @@ func sameHolder(a, b opinionParts) bool {
 // name an aspect ("for the team", "for most things").
 var aspectStop = setOf("not", "over", "too", "and", "or", "but", "more", "less", "least", "very", "so", "just",
 	"only", "also", "much", "many", "all", "any", "some", "lot", "lots", "thing", "stuff", "way", "ways",
-	"team", "people", "everyone", "everything", "anything", "something", "one", "ones", "instead", "rather")
+	"team", "people", "everyone", "everything", "anything", "something", "one", "ones", "instead", "rather",
+	// prepositions of time and place that are no [elaboration] word:
+	// they open a context, and name nothing ("workouts before
+	// breakfast", "jazz before dinner" share no aspect by "before").
+	"before", "after", "during", "until", "till", "since", "between", "among", "around", "near", "under",
+	"above", "below", "behind", "beside", "beyond", "within", "across", "along", "through", "throughout",
+	"toward", "towards", "via", "per", "except", "upon", "onto")
 
 // aspectWord is one content word of an object: whether it closes its
 // phrase (a head: "code" in "Go code") or modifies the next content word

@@ -166,3 +166,24 @@ func TestWearyStance(t *testing.T) {
 		}
 	}
 }
+
+// A preposition of time or place opens a context and names nothing: two
+// opinions of one holder that share only such a word are on two aspects
+// at any cosine, and the word it follows is the head of its phrase.
+func TestPrepositionsNameNoAspect(t *testing.T) {
+	for name, cal := range calibrations(t) {
+		for _, p := range [][2]string{
+			{"Hana likes workouts before breakfast.", "Hana likes jazz before dinner."},
+			{"Per prefers naps after lunch.", "Per prefers walks after dinner."},
+			{"Elif likes podcasts during commutes.", "Elif likes silence during meetings."},
+		} {
+			if got := DecideOpinion(p[0], p[1], 1, cal); got != OpinionUnrelated {
+				t.Errorf("%s: %q then %q: %v, want unrelated", name, p[0], p[1], got)
+			}
+		}
+		// "gym" heads its phrase before "before" as before "in".
+		if got := DecideOpinion("Mira prefers the gym in the evening.", "Mira now prefers the gym before work.", 0, cal); got != OpinionConflict {
+			t.Errorf("%s: the gym at another time: %v, want conflict", name, got)
+		}
+	}
+}

@@ -69,6 +69,7 @@ var storePairsHeldOut = []storePair{
 	{"update", "Olga loves spicy food.", "Olga no longer likes spicy food.", ""},
 	{"update", "Ivan prefers window seats on night trains.", "Ivan prefers aisle seats on night trains.", ""},
 	{"update", "Jonas enjoys crime podcasts.", "Jonas is tired of crime podcasts.", ""},
+	{"update", "Mira prefers the gym in the evening.", "Mira now prefers the gym before work.", ""},
 	// Restated opinions.
 	{"restate", "Priya prefers Svelte over Angular for dashboards.", "For dashboards, Priya would rather use Svelte than Angular.", ""},
 	{"restate", "Tobias thinks standups run too long.", "Tobias feels that standups run too long for what they are.", ""},
