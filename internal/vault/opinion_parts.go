@@ -225,11 +225,21 @@ func sameAspect(a, b opinionParts) (shared, named bool) {
 // setup" then "Kwame has gone off pytest fixtures and now prefers plain
 // factory functions" reopens the first; "Ivan now prefers tea in the
 // morning" does not reopen "Ivan prefers running in the morning", which
-// shares only its context. It only ever turns an unrelated verdict into
-// a conflict, a question for the writer: it never folds.
+// shares only when it is held. Or b holds something for the very purpose
+// a holds its object for (a "for" phrase of the same content words: "Per
+// likes Python for data work" then "Per has switched to Julia for data
+// work"): what fills one role replaces what filled it, while many things
+// are held at one time or place. It only ever turns an unrelated verdict
+// into a conflict, a question for the writer: it never folds.
 func reopens(a, b opinionParts) bool {
 	if !b.changed {
 		return false
+	}
+	fixed := func(w string) bool { return a.fixed[w] || b.fixed[w] }
+	if pa, ok := purpose(a.object, fixed); ok {
+		if pb, ok := purpose(b.object, fixed); ok && elaborates(pa, pb, fixed) {
+			return true
+		}
 	}
 	held := aspectWords(a)
 	if len(held) == 0 {
@@ -242,6 +252,18 @@ func reopens(a, b opinionParts) bool {
 		}
 	}
 	return false
+}
+
+// purpose returns the words of an object's "for" phrase, what its held
+// thing is for ("Python for data work": "data work"), when content words
+// come both before and after the "for".
+func purpose(object []string, fixed func(string) bool) ([]string, bool) {
+	at := slices.Index(object, "for")
+	if at < 0 {
+		return nil, false
+	}
+	what := object[at+1:]
+	return what, len(contentOnly(object[:at], fixed)) > 0 && len(contentOnly(what, fixed)) > 0
 }
 
 // restates reports whether b says what a says: the objects are the same

@@ -187,3 +187,22 @@ func TestPrepositionsNameNoAspect(t *testing.T) {
 		}
 	}
 }
+
+// A changed mind that puts something else in the role the old opinion's
+// object filled (the same "for" phrase) reopens it at any cosine; without
+// a change marker, or at another time, the model decides.
+func TestReopensSamePurpose(t *testing.T) {
+	for name, cal := range calibrations(t) {
+		belowFloor := []float64{-1, 0, cal.CosFloor - 0.01}
+		wantAtCosines(t, name, cal, belowFloor, OpinionConflict, " (another thing for the same purpose)", [][2]string{
+			{"Per likes Python for data work.", "Per has switched to Julia for data work."},
+			{"Elif likes Zoom for client calls.", "Elif now prefers Teams for client calls."},
+			{"Noor prefers a fountain pen for journaling.", "Noor nowadays prefers a pencil for journaling."},
+		})
+		wantAtCosines(t, name, cal, belowFloor, OpinionUnrelated, " (the model must say same topic)", [][2]string{
+			{"Per likes Python for data work.", "Per likes Julia for data work."},
+			{"Per likes Python for data work.", "Per now prefers Julia for side projects."},
+			{"Ivan prefers running in the morning.", "Ivan now prefers tea in the morning."},
+		})
+	}
+}

@@ -70,6 +70,8 @@ var storePairsHeldOut = []storePair{
 	{"update", "Ivan prefers window seats on night trains.", "Ivan prefers aisle seats on night trains.", ""},
 	{"update", "Jonas enjoys crime podcasts.", "Jonas is tired of crime podcasts.", ""},
 	{"update", "Mira prefers the gym in the evening.", "Mira now prefers the gym before work.", ""},
+	{"update", "Per likes Python for data work.", "Per has switched to Julia for data work.", ""},
+	{"update", "Elif likes Zoom for client calls.", "Elif now prefers Teams for client calls.", ""},
 	// Restated opinions.
 	{"restate", "Priya prefers Svelte over Angular for dashboards.", "For dashboards, Priya would rather use Svelte than Angular.", ""},
 	{"restate", "Tobias thinks standups run too long.", "Tobias feels that standups run too long for what they are.", ""},
