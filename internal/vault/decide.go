@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 
@@ -264,19 +265,14 @@ func allLetters(s string) bool {
 // (prepositions, wh-words, pronouns, hedges: "Marcus thinks ORMs hide too
 // much of what is going on" restates "Marcus thinks ORMs hide too much").
 // An extra content word, name, number, negation or comparison is never
-// allowed, but for the noun of a closing hedge that only one of them adds
-// ([closingHedge]: "… the sensible default cache for most projects"); a
-// name that looks like a function word ("Go") counts as a name when fixed
-// says so.
+// allowed, but for what only one of them adds and what it holds does not
+// change ([oneSided]: the noun of a closing hedge, "… the sensible
+// default cache for most projects"; a verb of taking the object in,
+// "likes listening to audiobooks"); a name that looks like a function
+// word ("Go") counts as a name when fixed says so.
 func elaborates(a, b []string, fixed func(string) bool) bool {
-	ha, hb := closingHedge(a, fixed), closingHedge(b, fixed)
+	a, b = oneSided(a, b, fixed)
 	a, b = contentOnly(a, fixed), contentOnly(b, fixed)
-	switch {
-	case ha && !hb:
-		a = a[:len(a)-1]
-	case hb && !ha:
-		b = b[:len(b)-1]
-	}
 	if len(a) != len(b) {
 		return false
 	}
@@ -286,6 +282,68 @@ func elaborates(a, b []string, fixed func(string) bool) bool {
 		}
 	}
 	return true
+}
+
+// oneSided returns two opinions' words without what only one of them
+// adds and what it holds does not change: the noun of a closing hedge
+// ([closingHedge]), and a verb of taking in the object ([consuming]:
+// "enjoys audiobooks" = "likes listening to audiobooks"). When both add
+// one, they must agree on it.
+func oneSided(a, b []string, fixed func(string) bool) ([]string, []string) {
+	ha, hb := closingHedge(a, fixed), closingHedge(b, fixed)
+	switch {
+	case ha && !hb:
+		a = a[:len(a)-1]
+	case hb && !ha:
+		b = b[:len(b)-1]
+	}
+	ca, cb := consuming(a, fixed), consuming(b, fixed)
+	switch {
+	case ca != nil && cb == nil:
+		a = withoutAt(a, ca)
+	case cb != nil && ca == nil:
+		b = withoutAt(b, cb)
+	}
+	return a, b
+}
+
+// consuming returns where an opinion's words say how its object is taken
+// in, watched, listened to, read, eaten or drunk ("likes watching ski
+// jumping", "prefers to read on paper" is none: a verb counts only right
+// before its object, a plain content word): the opinion is about the
+// object either way. A verb of doing ("playing football", "writing
+// books") is no such word, and stays what the opinion holds.
+func consuming(words []string, fixed func(string) bool) []int {
+	var at []int
+	for i, w := range words {
+		if !consumingGerunds[w] && !(consumingVerbs[w] && i > 0 && words[i-1] == "to") {
+			continue
+		}
+		next := i + 1
+		if next < len(words) && words[next] == "to" && (w == "listening" || w == "listen") {
+			next++
+		}
+		if next < len(words) && !fixed(w) && (fixed(words[next]) || !elaboration[words[next]] && !aspectStop[words[next]] &&
+			!opinionFiller(words[next]) && words[next] != "not") {
+			at = append(at, i)
+		}
+	}
+	return at
+}
+
+var (
+	consumingGerunds = setOf("watching", "listening", "reading", "eating", "drinking")
+	consumingVerbs   = setOf("watch", "listen", "read", "eat", "drink")
+)
+
+func withoutAt(words []string, at []int) []string {
+	out := make([]string, 0, len(words))
+	for i, w := range words {
+		if !slices.Contains(at, i) {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // closingHedge reports whether an opinion's words end with a hedge on

@@ -206,3 +206,33 @@ func TestReopensSamePurpose(t *testing.T) {
 		})
 	}
 }
+
+// A verb of taking the object in (watching, listening to, reading,
+// eating, drinking) that only one opinion says leaves it the same
+// opinion at any cosine; two such verbs that differ, a verb of doing, a
+// negation, or a verb with no object right after it are left to the
+// model and never re-affirmed on the words alone.
+func TestConsumingVerbAdded(t *testing.T) {
+	for name, cal := range calibrations(t) {
+		belowFloor := []float64{-1, 0, cal.CosFloor - 0.01}
+		wantAtCosines(t, name, cal, belowFloor, OpinionSame, " (a verb of taking it in)", [][2]string{
+			{"Mira enjoys audiobooks on long drives.", "On long drives, Mira likes listening to audiobooks."},
+			{"Per likes watching ski jumping.", "Per enjoys ski jumping."},
+			{"Noor loves spicy ramen.", "Noor loves eating spicy ramen."},
+			{"Ivan prefers oat milk in coffee.", "Ivan prefers to drink oat milk in coffee."},
+		})
+		for _, p := range [][2]string{
+			{"Per likes watching the news.", "Per likes reading the news."},
+			{"Per likes football.", "Per likes playing football."},
+			{"Per likes football.", "Per no longer likes watching football."},
+			{"Per likes reading in the evening.", "Per likes the evening."},
+			{"Per likes novels.", "Per likes writing novels."},
+		} {
+			for _, c := range append(belowFloor, 1) {
+				if got := DecideOpinion(p[0], p[1], c, cal); got == OpinionSame {
+					t.Errorf("%s: %q then %q at cos %.2f: same, want not folded", name, p[0], p[1], c)
+				}
+			}
+		}
+	}
+}

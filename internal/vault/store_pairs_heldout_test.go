@@ -86,6 +86,12 @@ var storePairsHeldOut = []storePair{
 	{"restate", "Ivan loves cold showers in the morning.", "Ivan really enjoys cold showers in the mornings.", ""},
 	{"restate", "Maria prefers paper notebooks over apps for planning.", "For planning, Maria would rather use paper notebooks than apps.", ""},
 	{"restate", "Ruth dislikes open-plan offices.", "Ruth is not a fan of open-plan offices.", ""},
+	{"restate", "Mira enjoys audiobooks on long drives.", "On long drives, Mira likes listening to audiobooks.", ""},
+	{"restate", "Per likes watching ski jumping.", "Per enjoys ski jumping.", ""},
+	{"restate", "Jonas prefers tea over coffee in the morning.", "In the morning, Jonas would rather have tea than coffee.", ""},
+	{"restate", "Mira thinks standing desks are worth it.", "Mira considers standing desks worth it.", ""},
+	{"restate", "Per hates long meetings.", "Per really dislikes long meetings.", ""},
+	{"restate", "Elif is a big fan of trail running.", "Elif loves trail running.", ""},
 	{"restate", "Sofia enjoys Scandinavian crime novels.", "Sofia is a big fan of Scandinavian crime books.",
 		"novels/books: WordNet has a novel as a kind of book; a kind of is not a synonym"},
 }
