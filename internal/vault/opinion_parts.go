@@ -270,8 +270,10 @@ func purpose(object []string, fixed func(string) bool) ([]string, bool) {
 // words in the same order up to function words ([elaborates]), or
 // become so when two neighbouring words of one are swapped where one side
 // puts a complement after a possessed head ("likes his coffee black" =
-// "prefers black coffee"; "milk chocolate" is not "chocolate milk"),
-// neither of them a name, a number, a negation or a comparison; or one
+// "prefers black coffee"; "milk chocolate" is not "chocolate milk"), or
+// the possessed head moves after a complement of two words ("likes his
+// eggs soft-boiled" = "prefers soft-boiled eggs"), none of them a name, a
+// number, a negation or a comparison; or one
 // says the other's last noun as a gerund with its object ([complements]).
 func restates(a, b opinionParts) bool {
 	fixed := func(w string) bool { return a.fixed[w] || b.fixed[w] }
@@ -289,6 +291,14 @@ func restates(a, b opinionParts) bool {
 			swapped[i], swapped[i+1] = swapped[i+1], swapped[i]
 			if elaborates(swapped, side[1].object, fixed) {
 				return true
+			}
+			// A complement of two words ("his eggs soft boiled" = "soft
+			// boiled eggs"): the possessed head moves after both.
+			if i+2 < len(obj) && possessedIn(obj[i], a, b) && movable(obj[i+2], side[0], side[1]) {
+				rotated := slices.Concat(obj[:i], obj[i+1:i+3], obj[i:i+1], obj[i+3:])
+				if elaborates(rotated, side[1].object, fixed) {
+					return true
+				}
 			}
 		}
 	}

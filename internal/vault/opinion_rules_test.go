@@ -236,3 +236,24 @@ func TestConsumingVerbAdded(t *testing.T) {
 		}
 	}
 }
+
+// At same_meaning, a possessed head may move after a complement of two
+// plain words ([restates]); another order, another word, a name, or no
+// possessive keeps it a conflict.
+func TestPossessedHeadAfterTwoWords(t *testing.T) {
+	for name, cal := range calibrations(t) {
+		wantAtCosines(t, name, cal, []float64{cal.SameMeaning, 1}, OpinionSame, " (the head after its complement)", [][2]string{
+			{"Jonas likes his eggs soft-boiled.", "Jonas prefers soft-boiled eggs."},
+			{"Leila prefers medium rare steak.", "Leila likes her steak medium rare."},
+		})
+		wantAtCosines(t, name, cal, []float64{cal.SameMeaning, 1}, OpinionConflict, " (not the same words)", [][2]string{
+			{"Jonas likes his eggs soft-boiled.", "Jonas prefers boiled soft eggs."},
+			{"Jonas likes eggs soft-boiled.", "Jonas prefers soft-boiled eggs."},
+			{"Jonas likes his tea Earl Grey.", "Jonas prefers Earl Grey tea."},
+			{"Jonas likes his eggs not boiled.", "Jonas prefers not boiled eggs."},
+		})
+		if got := DecideOpinion("Jonas likes his eggs soft-boiled.", "Jonas prefers hard-boiled eggs.", 1, cal); got == OpinionSame {
+			t.Errorf("%s: hard-boiled for soft-boiled re-affirmed", name)
+		}
+	}
+}

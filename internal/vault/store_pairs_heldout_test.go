@@ -92,6 +92,7 @@ var storePairsHeldOut = []storePair{
 	{"restate", "Mira thinks standing desks are worth it.", "Mira considers standing desks worth it.", ""},
 	{"restate", "Per hates long meetings.", "Per really dislikes long meetings.", ""},
 	{"restate", "Elif is a big fan of trail running.", "Elif loves trail running.", ""},
+	{"restate", "Jonas likes his eggs soft-boiled.", "Jonas prefers soft-boiled eggs.", ""},
 	{"restate", "Sofia enjoys Scandinavian crime novels.", "Sofia is a big fan of Scandinavian crime books.",
 		"novels/books: WordNet has a novel as a kind of book; a kind of is not a synonym"},
 }
