@@ -21,7 +21,11 @@ import (
 //
 // They are stored the way claims_eval.py stores them: the distinct and
 // duplicate pairs as facts, the others as opinions, each pair in a
-// namespace of its own.
+// namespace of its own. On the rules before this table (both bundled
+// models): distinct 14/14, duplicate 12/12, update 12/14 (v1; v2 14/14),
+// restate 10/14 of the first batch. A known miss is always a conflict,
+// never a fold: a missed restatement asks the writer, a fold would lose a
+// fact.
 var storePairsHeldOut = []storePair{
 	// Distinct facts: a number, a name, a negation, an antonym, a role.
 	{"distinct", "The garage door code is 4412.", "The garage door code is 4421.", ""},
@@ -94,7 +98,55 @@ var storePairsHeldOut = []storePair{
 	{"restate", "Elif is a big fan of trail running.", "Elif loves trail running.", ""},
 	{"restate", "Jonas likes his eggs soft-boiled.", "Jonas prefers soft-boiled eggs.", ""},
 	{"restate", "Sofia enjoys Scandinavian crime novels.", "Sofia is a big fan of Scandinavian crime books.",
-		"novels/books: WordNet has a novel as a kind of book; a kind of is not a synonym"},
+		"novels/books: a novel is a kind of book (crime books are true crime too); WordNet's hypernyms also make film a kind of show and cinema/theatre, album/book neighbours, so a kind-of rule would fold alternatives"},
+	// A second batch, written after the rules above were changed: the same
+	// kinds in other words again.
+	{"distinct", "The lab freezer is set to -80 C.", "The lab freezer is set to -20 C.", ""},
+	{"distinct", "Ola drives Kim to school on Mondays.", "Kim drives Ola to school on Mondays.", ""},
+	{"distinct", "The API key rotates every 90 days.", "The API key rotates every 30 days.", ""},
+	{"distinct", "Noah can swim.", "Noah cannot swim.", ""},
+	{"distinct", "The meeting room on floor 3 seats twelve.", "The meeting room on floor 3 seats twenty.", ""},
+	{"distinct", "The first-class lounge is on level 2.", "The business-class lounge is on level 2.", ""},
+	{"distinct", "Emil's train leaves from platform 4.", "Emil's train arrives at platform 4.", ""},
+	{"distinct", "Klara is Jonas's stepmother.", "Klara is Jonas's stepdaughter.", ""},
+	{"distinct", "The old router is upstairs.", "The old router is downstairs.", ""},
+	{"distinct", "The cat's vet is Dr. Holm.", "The dog's vet is Dr. Holm.", ""},
+	{"distinct", "Sara booked the hotel in Rome.", "Sara cancelled the hotel in Rome.", ""},
+	{"distinct", "The heating turns on at 06:00.", "The heating turns off at 06:00.", ""},
+	{"distinct", "Emil has two cats.", "Emil has two dogs.", ""},
+	{"distinct", "The invoice was paid on time.", "The invoice was never paid.", ""},
+	{"duplicate", "The lab freezer is set to -80 C.", "The lab freezer is set to -80 C", ""},
+	{"duplicate", "Sara's passport expires in 2031.", "Sara's Passport expires in 2031.", ""},
+	{"duplicate", "The shared calendar is called Family.", "The shared calendar is called \"Family\".", ""},
+	{"duplicate", "Klara works at the city library.", "Klara works at the City Library.", ""},
+	{"duplicate", "An SSD is in the spare laptop.", "The SSD is in the spare laptop.", ""},
+	{"duplicate", "Ola is on-call this week.", "Ola is on call this week.", ""},
+	{"duplicate", "The kids' dentist is in Solna.", "The kids dentist is in Solna.", ""},
+	{"duplicate", "Build times doubled after the upgrade.", "Build times doubled after the upgrade…", ""},
+	{"update", "Jonas prefers tea in the morning.", "Jonas now prefers coffee in the morning.", ""},
+	{"update", "Mira thinks standups are useful.", "Mira now thinks standups are a waste of time.", ""},
+	{"update", "Elif prefers aisle seats.", "Elif prefers window seats.", ""},
+	{"update", "Aron loves running marathons.", "Aron no longer enjoys running marathons.", ""},
+	{"update", "Jonas wants a big wedding.", "Jonas now wants a small wedding.", ""},
+	{"update", "Mira prefers Android phones.", "Mira now prefers iPhones over Android phones.", ""},
+	{"update", "Per thinks remote work is good for the team.", "Per now thinks remote work is bad for the team.", ""},
+	{"update", "Aron prefers paper maps when hiking.", "Aron has started using GPS apps instead of paper maps when hiking.", ""},
+	{"restate", "Mira doesn't like cilantro.", "Mira dislikes cilantro.", ""},
+	{"restate", "Per is a big fan of trail running.", "Per loves trail running.", ""},
+	{"restate", "Elif thinks TDD slows the team down.", "Elif feels that TDD slows the team down.", ""},
+	{"restate", "Aron prefers SSH keys over passwords for servers.", "For servers, Aron favors SSH keys over passwords.", ""},
+	{"restate", "Jonas finds YAML configs overcomplicated.", "Jonas thinks YAML configs are too complicated.", ""},
+	{"restate", "Elif prefers window seats on planes.", "On planes, Elif would rather sit by the window.",
+		"the seat said as the act of sitting by the window: no word agrees but planes"},
+	{"restate", "Aron dislikes working late on Fridays.", "Aron doesn't like to work late on Fridays.", ""},
+	{"restate", "Jonas thinks pineapple on pizza is wrong.", "Jonas thinks pineapple does not belong on pizza.",
+		"'is wrong' said as 'does not belong': another predicate"},
+	{"restate", "Mira prefers early flights.", "Mira likes to fly early.",
+		"flights/fly by the lexicon, but the modifier moves after the verb: the rules keep the order"},
+	{"restate", "Per prefers cash over card at markets.", "At markets, Per would rather pay cash than card.",
+		"'pay' added: a verb of doing, not a light verb"},
+	{"restate", "Elif likes spicy ramen.", "Elif is a fan of spicy ramen.", ""},
+	{"restate", "Aron thinks Rust is a great fit for CLI tools.", "Aron considers Rust a good fit for CLI tools.", ""},
 }
 
 // storePair is one store pair of the evaluation's shape.
