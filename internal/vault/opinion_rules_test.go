@@ -257,3 +257,31 @@ func TestPossessedHeadAfterTwoWords(t *testing.T) {
 		}
 	}
 }
+
+// The Nordic-noir trap (#26): one medium or kind of work for another is
+// another opinion, never a restatement, at any cosine, and with the
+// restatement's own wording (an intensified stance) too. Both bundled
+// models put "podcasts" as near "series" as "TV" (0.725 vs 0.729, 0.699
+// vs 0.674), and WordNet's one path from series to TV joins it to radio
+// as well, so no rule here may pair series with TV: this keeps every
+// neighbour apart whatever rule comes next.
+func TestMediaAlternativesNeverRestate(t *testing.T) {
+	media := []string{"series", "TV", "podcasts", "films", "books", "novels", "radio", "shows", "plays", "albums",
+		"comics", "documentaries", "magazines", "audiobooks", "games"}
+	for name, cal := range calibrations(t) {
+		for i, x := range media {
+			for j, y := range media {
+				if i == j {
+					continue
+				}
+				a := "Marcus enjoys Nordic noir " + x + "."
+				b := "Marcus is a big fan of Nordic noir " + y + "."
+				for _, c := range []float64{0, cal.SameTopic, cal.SameMeaning, 1} {
+					if got := DecideOpinion(a, b, c, cal); got == OpinionSame {
+						t.Errorf("%s: %q then %q at cos %.2f: re-affirmed", name, a, b, c)
+					}
+				}
+			}
+		}
+	}
+}
