@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 
@@ -124,6 +125,10 @@ func (v OpinionVerdict) String() string {
 //	          changed, whatever the cosine
 //	conflict  else if one compares something over what the other holds
 //	          ([overturns]), whatever the cosine
+//	conflict  else if cos < same_topic (cos < cos_floor when the shared
+//	          word is a name) and the new text says its holder's mind
+//	          changed about the first thing the old one holds
+//	          ([reopens])
 //	unrelated else if cos < same_topic (cos < cos_floor when the shared
 //	          word is a name: the model need only not call them
 //	          unrelated)
@@ -176,6 +181,13 @@ func DecideOpinion(old, text string, cos float64, cal rank.Calibration) OpinionV
 	case overturns(a, b, fixed) || overturns(b, a, fixed):
 		return OpinionConflict
 	case !(cal.OnSameTopic(cos) || named && cos >= cal.CosFloor):
+		if reopens(a, b) {
+			// The new text says the mind changed about what the old
+			// one holds: the model, far off because the new object
+			// says more ("has gone off pytest fixtures and now prefers
+			// plain factory functions"), cannot make that another topic.
+			return OpinionConflict
+		}
 		return OpinionUnrelated
 	case cal.SaysSame(cos) && restates(a, b):
 		return OpinionSame
@@ -193,19 +205,59 @@ func IsDuplicate(old, text string, cos float64, cal rank.Calibration) bool {
 }
 
 // claimsAgree reports whether two facts agree literally: their
-// canonical word sequences ([claimWords]) have the same length and the
-// same word at every position, up to inflection.
+// canonical word sequences ([claimWords]) have the same word at every
+// position, up to inflection, where a compound one of them writes with a
+// hyphen may be one word in the other ([wordsAgree]).
 func claimsAgree(a, b string) bool {
-	wa, wb := claimWords(a, false), claimWords(b, false)
-	if len(wa) != len(wb) {
-		return false
+	return wordsAgree(claimWords(a, false), hyphenCompounds(a), claimWords(b, false), hyphenCompounds(b))
+}
+
+// wordsAgree reports whether the word sequences x and y are the same
+// words in the same order, up to inflection, two neighbouring words of
+// one side standing for one word of the other when that side wrote them
+// as one compound with a hyphen (hx, hy: [hyphenCompounds]): "e-mail" is
+// "email", "Wi-Fi" is "WiFi", "on-call" is "oncall". Only the word
+// boundary differs there, never a letter; two words apart without a
+// hyphen ("over time", "any way") are never joined, since they often say
+// something other than the closed word (overtime, anyway).
+func wordsAgree(x []string, hx map[string]bool, y []string, hy map[string]bool) bool {
+	switch {
+	case len(x) == 0 || len(y) == 0:
+		return len(x) == len(y)
+	case fts.SameWord(x[0], y[0]) && wordsAgree(x[1:], hx, y[1:], hy):
+		return true
+	case len(x) > 1 && hx[x[0]+x[1]] && fts.SameWord(x[0]+x[1], y[0]) && wordsAgree(x[2:], hx, y[1:], hy):
+		return true
 	}
-	for i := range wa {
-		if !fts.SameWord(wa[i], wb[i]) {
-			return false
+	return len(y) > 1 && hy[y[0]+y[1]] && fts.SameWord(y[0]+y[1], x[0]) && wordsAgree(x[1:], hx, y[2:], hy)
+}
+
+// hyphenCompounds are the closed forms of the two-part compounds text
+// writes with a hyphen between letters ("e-mail" → "email", "Wi-Fi" →
+// "wifi"), case-folded: the only neighbouring words [wordsAgree] may
+// join. A part holding a digit is never joined (a number is fixed), nor
+// the prefixes whose hyphen tells two words apart (re-sign/resign,
+// re-cover/recover, co-op/coop).
+func hyphenCompounds(text string) map[string]bool {
+	var out map[string]bool
+	for _, tok := range strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' }) {
+		parts := strings.Split(tok, "-")
+		for i := 0; i+1 < len(parts); i++ {
+			if allLetters(parts[i]) && allLetters(parts[i+1]) && !hyphenPrefixes[strings.ToLower(parts[i])] {
+				if out == nil {
+					out = map[string]bool{}
+				}
+				out[strings.ToLower(parts[i]+parts[i+1])] = true
+			}
 		}
 	}
-	return true
+	return out
+}
+
+var hyphenPrefixes = setOf("re", "co")
+
+func allLetters(s string) bool {
+	return s != "" && strings.IndexFunc(s, func(r rune) bool { return !unicode.IsLetter(r) }) < 0
 }
 
 // elaborates reports whether two opinions' canonical words are the same
@@ -213,9 +265,13 @@ func claimsAgree(a, b string) bool {
 // (prepositions, wh-words, pronouns, hedges: "Marcus thinks ORMs hide too
 // much of what is going on" restates "Marcus thinks ORMs hide too much").
 // An extra content word, name, number, negation or comparison is never
-// allowed; a name that looks like a function word ("Go") counts as a
-// name when fixed says so.
+// allowed, but for what only one of them adds and what it holds does not
+// change ([oneSided]: the noun of a closing hedge, "… the sensible
+// default cache for most projects"; a verb of taking the object in,
+// "likes listening to audiobooks"); a name that looks like a function
+// word ("Go") counts as a name when fixed says so.
 func elaborates(a, b []string, fixed func(string) bool) bool {
+	a, b = oneSided(a, b, fixed)
 	a, b = contentOnly(a, fixed), contentOnly(b, fixed)
 	if len(a) != len(b) {
 		return false
@@ -226,6 +282,84 @@ func elaborates(a, b []string, fixed func(string) bool) bool {
 		}
 	}
 	return true
+}
+
+// oneSided returns two opinions' words without what only one of them
+// adds and what it holds does not change: the noun of a closing hedge
+// ([closingHedge]), and a verb of taking in the object ([consuming]:
+// "enjoys audiobooks" = "likes listening to audiobooks"). When both add
+// one, they must agree on it.
+func oneSided(a, b []string, fixed func(string) bool) ([]string, []string) {
+	ha, hb := closingHedge(a, fixed), closingHedge(b, fixed)
+	switch {
+	case ha && !hb:
+		a = a[:len(a)-1]
+	case hb && !ha:
+		b = b[:len(b)-1]
+	}
+	ca, cb := consuming(a, fixed), consuming(b, fixed)
+	switch {
+	case ca != nil && cb == nil:
+		a = withoutAt(a, ca)
+	case cb != nil && ca == nil:
+		b = withoutAt(b, cb)
+	}
+	return a, b
+}
+
+// consuming returns where an opinion's words say how its object is taken
+// in, watched, listened to, read, eaten or drunk ("likes watching ski
+// jumping", "prefers to read on paper" is none: a verb counts only right
+// before its object, a plain content word): the opinion is about the
+// object either way. A verb of doing ("playing football", "writing
+// books") is no such word, and stays what the opinion holds.
+func consuming(words []string, fixed func(string) bool) []int {
+	var at []int
+	for i, w := range words {
+		if !consumingGerunds[w] && !(consumingVerbs[w] && i > 0 && words[i-1] == "to") {
+			continue
+		}
+		next := i + 1
+		if next < len(words) && words[next] == "to" && (w == "listening" || w == "listen") {
+			next++
+		}
+		if next < len(words) && !fixed(w) && (fixed(words[next]) || !elaboration[words[next]] && !aspectStop[words[next]] &&
+			!opinionFiller(words[next]) && words[next] != "not") {
+			at = append(at, i)
+		}
+	}
+	return at
+}
+
+var (
+	consumingGerunds = setOf("watching", "listening", "reading", "eating", "drinking")
+	consumingVerbs   = setOf("watch", "listen", "read", "eat", "drink")
+)
+
+func withoutAt(words []string, at []int) []string {
+	out := make([]string, 0, len(words))
+	for i, w := range words {
+		if !slices.Contains(at, i) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// closingHedge reports whether an opinion's words end with a hedge on
+// its scope: "for" or "in", "most", and one plain word ("for most
+// projects", "in most teams"), which says the opinion holds as a rule,
+// not what it is about. Only the hedge's noun is content ("most" and the
+// preposition are [elaboration] words); a name or number is never a
+// hedge's noun. Two opinions that both close with one must agree on it.
+func closingHedge(words []string, fixed func(string) bool) bool {
+	n := len(words)
+	if n < 4 || words[n-2] != "most" || words[n-3] != "for" && words[n-3] != "in" {
+		return false
+	}
+	w := words[n-1]
+	return !fixed(w) && !elaboration[w] && !opinionFiller(w) && !aspectStop[w] && w != "not" &&
+		strings.IndexFunc(w, unicode.IsDigit) < 0
 }
 
 func contentOnly(words []string, fixed func(string) bool) []string {
@@ -251,8 +385,8 @@ func contentOnly(words []string, fixed func(string) bool) []string {
 // time words of a changed mind (now, nowadays, these days, no longer:
 // the stance and the object say what changed), an intensifier of the
 // stance (a big fan, really likes) and a positive judgement (good, right,
-// sensible, better); a negative stance (dislike, hate) or judgement (bad,
-// wrong, worse, overkill) leaves its "not".
+// sensible, better); a negative stance (dislike, hate, tired of, fed up
+// with) or judgement (bad, wrong, worse, overkill) leaves its "not".
 func claimWords(text string, opinion bool) []string {
 	return canonicalWords(fts.Words(frontedLast(text)), opinion)
 }
@@ -289,8 +423,10 @@ func canonicalWords(words []string, opinion bool) []string {
 				next = words[i+1]
 			}
 			switch {
-			case negativeStance(w) || negativeJudgement[w]:
+			case negativeStance(w) || negativeJudgement[w] || negativeStanceAt(words, i):
 				out = append(out, "not")
+				continue
+			case w == "up" && i > 0 && words[i-1] == "fed":
 				continue
 			case opinionFiller(w) || positiveJudgement[w],
 				intensifiers[w] && (opinionFiller(next) || negativeStance(next)),
@@ -328,7 +464,10 @@ var (
 	stanceWords = []string{"prefer", "like", "love", "enjoy", "favour", "favor", "think", "feel",
 		"find", "consider", "believe", "rather", "would", "fan"}
 	// negativeStance words hold an opinion against its object.
-	negativeStanceWords = []string{"dislike", "hate", "detest"}
+	negativeStanceWords = []string{"dislike", "hate", "detest", "loathe", "despise"}
+	// wearyWords hold an opinion against what follows "of": "is tired of
+	// crime podcasts", "sick of", "bored with".
+	wearyWords = setOf("tired", "sick", "bored", "weary")
 	// opinionFunction words carry no content of an opinion.
 	opinionFunction = setOf("is", "are", "was", "were", "be", "been", "am", "do", "does", "did",
 		"his", "her", "their", "its", "my", "our", "your", "that", "use", "take", "have", "has", "having", "using", "taking",
@@ -348,7 +487,8 @@ var (
 		// hedges: "for most things", "in general"
 		"most", "mostly", "things", "cases", "general", "generally", "usually", "typically", "overall")
 	// frontingWords start an adverbial phrase that may lead a sentence.
-	frontingWords = setOf("for", "in", "within", "at", "on", "during", "with", "when", "after", "before", "across", "outside", "inside")
+	frontingWords = setOf("for", "in", "within", "at", "on", "during", "with", "when", "after", "before", "across", "outside", "inside",
+		"between", "among", "around", "throughout", "from", "to", "near", "under", "until", "while", "since", "along")
 )
 
 func setOf(words ...string) map[string]bool {
@@ -366,6 +506,17 @@ func opinionFiller(w string) bool {
 }
 
 func negativeStance(w string) bool { return anySameWord(w, negativeStanceWords) }
+
+// negativeStanceAt reports whether a phrase that holds an opinion
+// against its object starts at words[i]: a weary word before "of" or
+// "with" ("tired of", "bored with"), or "fed up".
+func negativeStanceAt(words []string, i int) bool {
+	if i+1 >= len(words) {
+		return false
+	}
+	next := words[i+1]
+	return wearyWords[words[i]] && (next == "of" || next == "with") || words[i] == "fed" && next == "up"
+}
 
 func anySameWord(w string, list []string) bool {
 	for _, s := range list {

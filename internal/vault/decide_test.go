@@ -160,13 +160,28 @@ func TestDecideOpinion(t *testing.T) {
 			{"Beatriz prefers cycling to the office.", "Beatriz now prefers taking the tram to the office rather than cycling."},
 		})
 		// A shared name needs only the model's floor.
-		jira, jiraNow := "Marcus likes Jira for planning.", "Marcus has grown tired of Jira and would rather use Linear."
-		if got := DecideOpinion(jira, jiraNow, cal.CosFloor, cal); got != OpinionConflict {
+		jira, jiraToo := "Marcus likes Jira for planning.", "Marcus thinks Jira is too heavy for the team."
+		if got := DecideOpinion(jira, jiraToo, cal.CosFloor, cal); got != OpinionConflict {
 			t.Errorf("%s: a shared name at cos_floor: %v, want conflict", name, got)
 		}
-		if got := DecideOpinion(jira, jiraNow, cal.CosFloor-0.01, cal); got != OpinionUnrelated {
+		if got := DecideOpinion(jira, jiraToo, cal.CosFloor-0.01, cal); got != OpinionUnrelated {
 			t.Errorf("%s: a shared name below cos_floor: %v, want unrelated", name, got)
 		}
+		// A new text that says the mind changed about the first thing
+		// the old one holds is a conflict at any cosine ([reopens]);
+		// sharing only the context, or saying nothing changed, leaves it
+		// to the model.
+		wantAtCosines(t, name, cal, belowFloor, OpinionConflict, " (the mind changed about what it holds)", [][2]string{
+			{jira, "Marcus has grown tired of Jira and would rather use Linear."},
+			{"Kwame likes pytest fixtures for test setup.", "Kwame has gone off pytest fixtures and now prefers plain factory functions."},
+			{"Ben thinks Trello works well for the household.", "Ben has come to find Trello too cluttered and would rather use a paper list."},
+			{"Olga loves spicy food.", "Olga no longer likes spicy food at dinner."},
+		})
+		wantAtCosines(t, name, cal, belowFloor, OpinionUnrelated, " (only the context is shared, or nothing says a change)", [][2]string{
+			{"Ivan prefers running in the morning.", "Ivan now prefers tea in the morning."},
+			{"Kwame likes pytest fixtures for test setup.", "Kwame thinks pytest fixtures hide too much of the setup."},
+			{"Hana likes workouts before breakfast.", "Hana nowadays likes jazz before breakfast."},
+		})
 	}
 }
 

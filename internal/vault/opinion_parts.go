@@ -91,7 +91,8 @@ func holderEnd(words []string) int {
 		}
 		_, contracted := cutNegation(w)
 		changed := (w == "has" || w == "have" || w == "had") && i+1 < len(words) && changeVerbs[words[i+1]]
-		if contracted || changed || negations[w] || w == "now" || anySameWord(w, stanceWords) || negativeStance(w) || fts.SameWord(w, "want") {
+		if contracted || changed || negations[w] || w == "now" || anySameWord(w, stanceWords) || negativeStance(w) ||
+			negativeStanceAt(words, i) || fts.SameWord(w, "want") {
 			if i == 0 {
 				return -1
 			}
@@ -156,7 +157,13 @@ func sameHolder(a, b opinionParts) bool {
 // name an aspect ("for the team", "for most things").
 var aspectStop = setOf("not", "over", "too", "and", "or", "but", "more", "less", "least", "very", "so", "just",
 	"only", "also", "much", "many", "all", "any", "some", "lot", "lots", "thing", "stuff", "way", "ways",
-	"team", "people", "everyone", "everything", "anything", "something", "one", "ones", "instead", "rather")
+	"team", "people", "everyone", "everything", "anything", "something", "one", "ones", "instead", "rather",
+	// prepositions of time and place that are no [elaboration] word:
+	// they open a context, and name nothing ("workouts before
+	// breakfast", "jazz before dinner" share no aspect by "before").
+	"before", "after", "during", "until", "till", "since", "between", "among", "around", "near", "under",
+	"above", "below", "behind", "beside", "beyond", "within", "across", "along", "through", "throughout",
+	"toward", "towards", "via", "per", "except", "upon", "onto")
 
 // aspectWord is one content word of an object: whether it closes its
 // phrase (a head: "code" in "Go code") or modifies the next content word
@@ -210,12 +217,63 @@ func sameAspect(a, b opinionParts) (shared, named bool) {
 	return shared, named
 }
 
+// reopens reports whether the new opinion b says its holder's mind
+// changed ([changeMarked]) about what the old opinion a holds: b's object
+// holds a's first content word (what a holds, before its context), as a
+// name in any place or a common word in the same place of its phrase,
+// the way [sameAspect] matches. "Kwame likes pytest fixtures for test
+// setup" then "Kwame has gone off pytest fixtures and now prefers plain
+// factory functions" reopens the first; "Ivan now prefers tea in the
+// morning" does not reopen "Ivan prefers running in the morning", which
+// shares only when it is held. Or b holds something for the very purpose
+// a holds its object for (a "for" phrase of the same content words: "Per
+// likes Python for data work" then "Per has switched to Julia for data
+// work"): what fills one role replaces what filled it, while many things
+// are held at one time or place. It only ever turns an unrelated verdict
+// into a conflict, a question for the writer: it never folds.
+func reopens(a, b opinionParts) bool {
+	if !b.changed {
+		return false
+	}
+	fixed := func(w string) bool { return a.fixed[w] || b.fixed[w] }
+	if pa, ok := purpose(a.object, fixed); ok {
+		if pb, ok := purpose(b.object, fixed); ok && elaborates(pa, pb, fixed) {
+			return true
+		}
+	}
+	held := aspectWords(a)
+	if len(held) == 0 {
+		return false
+	}
+	x := held[0]
+	for _, y := range aspectWords(b) {
+		if sameOpinionWord(x.word, y.word) && (x.fixed || y.fixed || x.head == y.head) {
+			return true
+		}
+	}
+	return false
+}
+
+// purpose returns the words of an object's "for" phrase, what its held
+// thing is for ("Python for data work": "data work"), when content words
+// come both before and after the "for".
+func purpose(object []string, fixed func(string) bool) ([]string, bool) {
+	at := slices.Index(object, "for")
+	if at < 0 {
+		return nil, false
+	}
+	what := object[at+1:]
+	return what, len(contentOnly(object[:at], fixed)) > 0 && len(contentOnly(what, fixed)) > 0
+}
+
 // restates reports whether b says what a says: the objects are the same
 // words in the same order up to function words ([elaborates]), or
 // become so when two neighbouring words of one are swapped where one side
 // puts a complement after a possessed head ("likes his coffee black" =
-// "prefers black coffee"; "milk chocolate" is not "chocolate milk"),
-// neither of them a name, a number, a negation or a comparison; or one
+// "prefers black coffee"; "milk chocolate" is not "chocolate milk"), or
+// the possessed head moves after a complement of two words ("likes his
+// eggs soft-boiled" = "prefers soft-boiled eggs"), none of them a name, a
+// number, a negation or a comparison; or one
 // says the other's last noun as a gerund with its object ([complements]).
 func restates(a, b opinionParts) bool {
 	fixed := func(w string) bool { return a.fixed[w] || b.fixed[w] }
@@ -233,6 +291,14 @@ func restates(a, b opinionParts) bool {
 			swapped[i], swapped[i+1] = swapped[i+1], swapped[i]
 			if elaborates(swapped, side[1].object, fixed) {
 				return true
+			}
+			// A complement of two words ("his eggs soft boiled" = "soft
+			// boiled eggs"): the possessed head moves after both.
+			if i+2 < len(obj) && possessedIn(obj[i], a, b) && movable(obj[i+2], side[0], side[1]) {
+				rotated := slices.Concat(obj[:i], obj[i+1:i+3], obj[i:i+1], obj[i+3:])
+				if elaborates(rotated, side[1].object, fixed) {
+					return true
+				}
 			}
 		}
 	}
@@ -297,12 +363,15 @@ func directlyAfter(object []string, w string, added []string) bool {
 	return false
 }
 
-// sameOpinionWord is [fts.SameWord] with the regular plural of a
-// three-letter noun too (bus/buses, tea/teas, car/cars), which the literal
-// channel leaves alone (its inflections start at four letters, where a
-// prefix index can find them): "would rather take the bus than a taxi"
-// restates "prefers buses over taxis". Only the opinion rules compare
-// with it; a fact's words agree by [fts.SameWord] alone.
+// sameOpinionWord is [fts.SameWord] with two inflections of short words
+// too, which the literal channel leaves alone (its inflections start at
+// four common letters, where a prefix index can find them): the regular
+// plural of a three-letter noun (bus/buses, tea/teas, car/cars: "would
+// rather take the bus than a taxi" restates "prefers buses over taxis"),
+// and the gerund of a four-letter verb that drops its e (hike/hiking,
+// bake/baking, code/coding: "would rather hike" restates "prefers
+// hiking"). Only the opinion rules compare with it; a fact's words agree
+// by [fts.SameWord] alone.
 func sameOpinionWord(a, b string) bool {
 	if fts.SameWord(a, b) {
 		return true
@@ -310,11 +379,17 @@ func sameOpinionWord(a, b string) bool {
 	if len(a) > len(b) {
 		a, b = b, a
 	}
-	if utf8.RuneCountInString(a) != 3 || strings.IndexFunc(a, func(r rune) bool { return !unicode.IsLetter(r) }) >= 0 {
+	if strings.IndexFunc(a, func(r rune) bool { return r < 'a' || r > 'z' }) >= 0 {
 		return false
 	}
-	// "news" is no plural of "new".
-	return b == a+"s" && b != "news" || b == a+"es" && strings.ContainsRune("sxz", rune(a[len(a)-1]))
+	switch len(a) {
+	case 3:
+		// "news" is no plural of "new".
+		return b == a+"s" && b != "news" || b == a+"es" && strings.ContainsRune("sxz", rune(a[len(a)-1]))
+	case 4:
+		return a[3] == 'e' && !strings.ContainsRune("aeiou", rune(a[2])) && b == a[:3]+"ing"
+	}
+	return false
 }
 
 // maxComplementWords bounds the object a gerund may add ([complements]).
