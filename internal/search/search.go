@@ -10,6 +10,7 @@ import (
 
 	"github.com/compartment/compartment/ann"
 	"github.com/compartment/compartment/fts"
+	"github.com/compartment/compartment/internal/lexicon"
 	"github.com/compartment/compartment/rank"
 )
 
@@ -149,7 +150,7 @@ func (e *Engine) Search(q Query) ([]Result, error) {
 	}
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	r := run{e: e, q: q, lex: e.lex.Search(q.Text)}
+	r := run{e: e, q: q, lex: e.lex.SearchWith(q.Text, fts.Options{Related: relativesOf(q.Text), RelatedWeight: rank.RelatedWeight})}
 	// Nothing the results hold points into the literal result or the
 	// candidates, so both go back to be reused by the next query.
 	if reuseScratch {
@@ -169,6 +170,32 @@ func (e *Engine) Search(q Query) ([]Result, error) {
 			return r.fill(r.results(kept, picked)), nil
 		}
 		pool *= rank.PoolGrowth
+	}
+}
+
+// relativesOf returns the lexicon's relatives of a query term
+// ([lexicon.Related]: "invitations" finds "invites" when no record says
+// "invitation"), except for the words the query writes with a capital or
+// a digit: the lexicon knows words, not names ("Mark", "Rust" and
+// "go1.22" are no English words here).
+func relativesOf(query string) func(string) []string {
+	var names map[string]bool // made at the first question, which most queries never ask
+	return func(term string) []string {
+		if strings.ContainsFunc(term, func(c rune) bool { return !unicode.IsLetter(c) }) {
+			return nil
+		}
+		if names == nil {
+			names = map[string]bool{}
+			for _, w := range strings.FieldsFunc(query, func(c rune) bool { return !unicode.IsLetter(c) && !unicode.IsDigit(c) }) {
+				if strings.ContainsFunc(w, func(c rune) bool { return unicode.IsUpper(c) || unicode.IsDigit(c) }) {
+					names[strings.ToLower(w)] = true
+				}
+			}
+		}
+		if names[term] {
+			return nil
+		}
+		return lexicon.Related(term)
 	}
 }
 
