@@ -175,29 +175,38 @@ func (e *Engine) Search(q Query) ([]Result, error) {
 
 // relativesOf returns the lexicon's relatives of a query term
 // ([lexicon.Related]: "invitations" finds "invites" when no record says
-// "invitation"), except for the words the query writes with a capital or
-// a digit: the lexicon knows words, not names ("Mark", "Rust" and
-// "go1.22" are no English words here).
+// "invitation"), except for the words the query writes only with a
+// capital or inside an identifier: the lexicon knows words, not names
+// ("Mark", "Rust" and "go1.22" are no English words here).
 func relativesOf(query string) func(string) []string {
-	var names map[string]bool // made at the first question, which most queries never ask
 	return func(term string) []string {
-		if strings.ContainsFunc(term, func(c rune) bool { return !unicode.IsLetter(c) }) {
-			return nil
-		}
-		if names == nil {
-			names = map[string]bool{}
-			for _, w := range strings.FieldsFunc(query, func(c rune) bool { return !unicode.IsLetter(c) && !unicode.IsDigit(c) }) {
-				if strings.ContainsFunc(w, func(c rune) bool { return unicode.IsUpper(c) || unicode.IsDigit(c) }) {
-					names[strings.ToLower(w)] = true
-				}
-			}
-		}
-		if names[term] {
+		if strings.ContainsFunc(term, func(c rune) bool { return !unicode.IsLetter(c) }) || !writtenAsWord(query, term) {
 			return nil
 		}
 		return lexicon.Related(term)
 	}
 }
+
+// writtenAsWord reports whether the query writes term, a lowercase word,
+// as a word of its own in lowercase: not only with a capital ("Mark") or
+// inside an identifier ("invitations2").
+func writtenAsWord(query, term string) bool {
+	for from := 0; ; {
+		i := strings.Index(query[from:], term)
+		if i < 0 {
+			return false
+		}
+		start, end := from+i, from+i+len(term)
+		before, _ := utf8.DecodeLastRuneInString(query[:start])
+		after, _ := utf8.DecodeRuneInString(query[end:])
+		if !wordRune(before) && !wordRune(after) {
+			return true
+		}
+		from = start + 1
+	}
+}
+
+func wordRune(c rune) bool { return c != utf8.RuneError && (unicode.IsLetter(c) || unicode.IsDigit(c)) }
 
 // run is the state of one Search.
 type run struct {

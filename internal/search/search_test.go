@@ -923,3 +923,25 @@ func TestRelativeOfAnUnheldWord(t *testing.T) {
 		}
 	}
 }
+
+func TestWrittenAsWord(t *testing.T) {
+	for _, c := range []struct {
+		query, term string
+		want        bool
+	}{
+		{"send invitations for me", "invitations", true},
+		{"invitations?", "invitations", true},
+		{"Invitations sent", "invitations", false},
+		{"the INVITATIONS", "invitations", false},
+		{"see invitations2", "invitations", false},
+		{"reinvitations and invitations", "invitations", true},
+		{"reinvitations", "invitations", false},
+		{"Mark marked", "mark", false},
+		{"é invitations", "invitations", true},
+		{"", "invitations", false},
+	} {
+		if got := writtenAsWord(c.query, c.term); got != c.want {
+			t.Errorf("writtenAsWord(%q, %q) = %v, want %v", c.query, c.term, got, c.want)
+		}
+	}
+}
