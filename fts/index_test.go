@@ -484,3 +484,83 @@ func fuzzyTerms(x *Index) int {
 	}
 	return n
 }
+
+// A relative the caller names (Options.Related) matches a word no record
+// holds, at RelatedWeight of the word's information and with the term's
+// own df and information unchanged; a word some record holds, or a
+// variant of it, asks for no relative.
+func TestRelatedWords(t *testing.T) {
+	x := newIndex(map[uint32]string{
+		1: "Marcus must never send invites on his behalf",
+		2: "the invoice was sent on Monday",
+		3: "the teacher moved the meeting",
+	})
+	filler(x, 100, 40)
+	asked := map[string]bool{}
+	rel := Options{RelatedWeight: 0.5, Related: func(term string) []string {
+		asked[term] = true
+		return map[string][]string{"invitations": {"invite"}, "meetings": {"meet"}}[term]
+	}}
+	const q = "send invitations for meetings"
+	plain, wide := x.Search(q), x.SearchWith(q, rel)
+	if fmt.Sprint(termsOf(plain)) != fmt.Sprint(termsOf(wide)) || plain.TotalInfo != wide.TotalInfo {
+		t.Fatalf("relatives changed the query's terms: %v vs %v", termsOf(plain), termsOf(wide))
+	}
+	if !asked["invitations"] || asked["send"] || asked["meetings"] {
+		t.Errorf("asked for relatives of %v; want only the word no record holds (invitations)", asked)
+	}
+	find := func(r *Result, doc uint32) (Hit, bool) { h, _, ok := r.Find(doc); return h, ok }
+	h0, _ := find(plain, 1)
+	h1, ok := find(wide, 1)
+	if !ok {
+		t.Fatalf("the record holding the relative (invites) is not found")
+	}
+	var inv QueryTerm
+	for _, term := range wide.Terms {
+		if term.Text == "invitations" {
+			inv = term
+		}
+	}
+	// "invites" is a variant of the relative "invite": weight 0.5 · VariantWeight.
+	want := h0.PLex + 0.5*VariantWeight*inv.Info/wide.TotalInfo
+	if math.Abs(h1.PLex-want) > 1e-12 || inv.DF != 0 {
+		t.Errorf("p_lex with the relative %v, want %v (without it %v); df %d", h1.PLex, want, h0.PLex, inv.DF)
+	}
+	m := wide.Explain(h1)
+	if !slices.ContainsFunc(m, func(m TermMatch) bool {
+		return m.Term == "invitations" && m.Via == "invites" && m.Weight < VariantWeight
+	}) {
+		t.Errorf("explanation %v does not name the relative", m)
+	}
+	// The record holding neither the word nor a relative gains nothing.
+	a, _ := find(plain, 2)
+	if b, _ := find(wide, 2); a.PLex != b.PLex {
+		t.Errorf("an unrelated record's p_lex moved: %v → %v", a.PLex, b.PLex)
+	}
+	// A restored index finds its relatives in the restored vocabulary
+	// just as the index it was cut from does.
+	snap, err := x.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	y := New()
+	if err := y.UnmarshalBinary(snap); err != nil {
+		t.Fatal(err)
+	}
+	if h, ok := find(y.SearchWith(q, rel), 1); !ok || math.Abs(h.PLex-h1.PLex) > 1e-12 {
+		t.Errorf("restored index: p_lex %v (found %v), want %v as before the restore", h.PLex, ok, h1.PLex)
+	}
+	exact := Options{RelatedWeight: 0.5, Related: func(string) []string { return []string{"invites"} }}
+	a1, _ := find(x.SearchWith(q, exact), 1)
+	if b1, ok := find(y.SearchWith(q, exact), 1); !ok || math.Abs(a1.PLex-b1.PLex) > 1e-12 {
+		t.Errorf("restored index, a relative the vocabulary holds as written: p_lex %v (found %v), want %v", b1.PLex, ok, a1.PLex)
+	}
+}
+
+func termsOf(r *Result) []QueryTerm {
+	out := slices.Clone(r.Terms)
+	for i := range out {
+		out[i].Expansions = nil
+	}
+	return out
+}

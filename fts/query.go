@@ -428,7 +428,23 @@ func (x *Index) getScratch() *searchScratch {
 // records; records holding every term (AND) come first, then records
 // holding any informative term (OR), which are the whole answer when no
 // record holds every term. Every hit carries its p_lex.
-func (x *Index) Search(query string) *Result {
+func (x *Index) Search(query string) *Result { return x.SearchWith(query, Options{}) }
+
+// Options widen a query beyond its own words.
+type Options struct {
+	// Related, when set, gives a query term's relatives (words of its
+	// family, as the caller knows them: the index knows only spellings).
+	// It is asked only about the terms no record holds, nor any variant
+	// or misspelling of: where the literal channel has nothing else for
+	// the word. A record holding a relative, or a variant of one, matches
+	// the term at RelatedWeight of its information, so a relative is
+	// weaker evidence than the word.
+	Related       func(term string) []string
+	RelatedWeight float64
+}
+
+// SearchWith is [Index.Search] with the query widened by o.
+func (x *Index) SearchWith(query string, o Options) *Result {
 	r := &Result{x: x}
 	if len(query) > MaxQueryBytes {
 		query = truncateRunes(query, MaxQueryBytes)
@@ -442,6 +458,9 @@ func (x *Index) Search(query string) *Result {
 	sc := x.getScratch()
 	defer x.scratch.Put(sc)
 	x.resolve(r, sc)
+	if o.Related != nil && o.RelatedWeight > 0 {
+		x.relate(r, o)
+	}
 	x.accumulate(r, sc)
 	x.collect(r, sc)
 	return r
@@ -544,6 +563,36 @@ func (x *Index) resolve(r *Result, sc *searchScratch) {
 		t.Info = rank.TermInfo(n, t.DF)
 		t.Informative = t.DF <= rank.InformativeDF(n)
 		r.TotalInfo += t.Info
+	}
+}
+
+// relate gives each active term that no record holds (DF 0 after
+// resolve: no variant or misspelling either) the vocabulary terms that
+// spell its relatives (o.Related) or their variants, at o.RelatedWeight
+// (times VariantWeight for a variant). The term's document frequency and
+// information stay what they were: a relative matches the term, it does
+// not make the word any less rare (nor the question less novel:
+// rank.Novelty still counts it).
+func (x *Index) relate(r *Result, o Options) {
+	for i := range r.Terms {
+		t := &r.Terms[i]
+		if !t.Active || t.DF != 0 {
+			continue
+		}
+		var rel []Expansion
+		for _, w := range o.Related(t.Text) {
+			if id, ok := x.lookup(w); ok {
+				rel = append(rel, Expansion{Term: w, Weight: o.RelatedWeight, id: id})
+			}
+			for _, v := range x.variants(w) {
+				v.Weight *= o.RelatedWeight
+				rel = append(rel, v)
+			}
+		}
+		if len(rel) == 0 {
+			continue
+		}
+		t.Expansions = mergeExpansions(t.Expansions, rel)
 	}
 }
 

@@ -17,7 +17,9 @@
 // most frequent senses, two different things of one kind (tea and
 // coffee, morning and evening: one direct hypernym) is not in the table.
 // The table also groups frequent nouns by kind ([Kind]: tea and coffee are
-// beverages), for a hint that a newer choice may update an older one.
+// beverages), for a hint that a newer choice may update an older one, and
+// holds each word's relatives ([Related]: teacher for teach), which recall
+// may count as weaker evidence and the store never reads.
 //
 // The table knows words, not names: the store never asks it about a word
 // written with a capital or holding a digit.
@@ -39,17 +41,19 @@ import (
 var table string
 
 type lexicon struct {
-	pairs  map[[2]string]byte // sorted lemma pair → kind ('d' or 's')
-	lemmas map[string]bool
-	irreg  map[string][]string // irregular form → its lemmas
-	kinds  map[string][]string // noun → the kinds its most frequent sense is directly of
+	pairs   map[[2]string]byte // sorted lemma pair → kind ('d' or 's')
+	lemmas  map[string]bool
+	irreg   map[string][]string // irregular form → its lemmas
+	kinds   map[string][]string // noun → the kinds its most frequent sense is directly of
+	related map[string][]string // lemma → its relatives, the f lines ([Related])
 
 	memo     sync.Map // word → its bases
 	memoized atomic.Int64
 }
 
 var load = sync.OnceValue(func() *lexicon {
-	l := &lexicon{pairs: map[[2]string]byte{}, lemmas: map[string]bool{}, irreg: map[string][]string{}, kinds: map[string][]string{}}
+	l := &lexicon{pairs: map[[2]string]byte{}, lemmas: map[string]bool{}, irreg: map[string][]string{}, kinds: map[string][]string{},
+		related: map[string][]string{}}
 	for _, line := range strings.Split(table, "\n") {
 		f := strings.Fields(line)
 		if len(f) > 3 && f[0] == "k" {
@@ -65,6 +69,11 @@ var load = sync.OnceValue(func() *lexicon {
 		switch f[0] {
 		case "x":
 			l.irreg[f[1]] = append(l.irreg[f[1]], f[2])
+		case "f":
+			// Relatives only: never the same word to the store, so
+			// their lemmas stay out of what Same and Kind know.
+			l.related[f[1]] = append(l.related[f[1]], f[2])
+			l.related[f[2]] = append(l.related[f[2]], f[1])
 		default:
 			l.pairs[[2]string{f[1], f[2]}] = f[0][0]
 			l.lemmas[f[1]], l.lemmas[f[2]] = true, true
@@ -116,6 +125,29 @@ func Kind(a, b string) (string, bool) {
 	return "", false
 }
 
+// Related returns the relatives of a word by the table: frequent words
+// of its family that are not the same word to the store (invitations →
+// invite, belief → believe; never two alternatives, and one hop
+// only: employee → employ, not employer). A relative is weaker evidence
+// than the word itself, for recall; it never makes two texts say the same
+// thing ([Same] does not pair them). Case is ignored; nil for a word the
+// table does not know.
+func Related(w string) []string {
+	l := load()
+	bases := l.findBasesIn(w, func(b string) bool { return l.related[b] != nil })
+	var out []string
+	for _, b := range bases {
+		for _, o := range l.related[b] {
+			// A relative that is the same word in some inflection
+			// (lodgings → lodging ↔ lodge) is Same's, not a relative.
+			if !Same(w, o) && !slices.Contains(bases, o) && !slices.Contains(out, o) {
+				out = append(out, o)
+			}
+		}
+	}
+	return out
+}
+
 // Known reports whether the table holds w in some form.
 func Known(w string) bool { return len(load().bases(w)) > 0 }
 
@@ -140,6 +172,11 @@ func (l *lexicon) bases(w string) []string {
 const maxMemo = 1 << 16
 
 func (l *lexicon) findBases(w string) []string {
+	return l.findBasesIn(w, func(b string) bool { return l.lemmas[b] })
+}
+
+// findBasesIn is findBases over the lemmas known accepts.
+func (l *lexicon) findBasesIn(w string, known func(string) bool) []string {
 	w = strings.ToLower(strings.TrimSpace(w))
 	head, particle, phrase := strings.Cut(w, " ")
 	if phrase && (strings.Contains(particle, " ") || particle == "") {
@@ -151,7 +188,7 @@ func (l *lexicon) findBases(w string) []string {
 			if phrase {
 				base += "_" + particle
 			}
-			if l.lemmas[base] && !slices.Contains(out, base) {
+			if known(base) && !slices.Contains(out, base) {
 				out = append(out, base)
 			}
 		}

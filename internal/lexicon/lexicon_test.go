@@ -3,6 +3,7 @@ package lexicon
 import (
 	"bufio"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -55,6 +56,59 @@ func TestKind(t *testing.T) {
 		got, ok := Kind(c.a, c.b)
 		if got != c.kind || ok != (c.kind != "") {
 			t.Errorf("Kind(%q, %q) = %q, %v, want %q", c.a, c.b, got, ok, c.kind)
+		}
+	}
+}
+
+func TestRelated(t *testing.T) {
+	for _, c := range []struct {
+		word string
+		has  []string
+		not  []string
+	}{
+		{"teaches", []string{"teacher"}, []string{"teach"}},
+		{"invitations", []string{"invite"}, []string{"invitation"}},
+		{"Employee", []string{"employ"}, []string{"employer"}}, // one hop only
+		{"flights", nil, []string{"fly"}},                      // the same word (d): Same, not a relative
+		{"qwzx", nil, nil},
+	} {
+		got := Related(c.word)
+		for _, w := range c.has {
+			if !slices.Contains(got, w) {
+				t.Errorf("Related(%q) = %v, want %q in it", c.word, got, w)
+			}
+		}
+		for _, w := range c.not {
+			if slices.Contains(got, w) {
+				t.Errorf("Related(%q) = %v, holds %q", c.word, got, w)
+			}
+		}
+		if c.has == nil && len(got) > 0 && c.word == "qwzx" {
+			t.Errorf("Related(%q) = %v for a word the table does not know", c.word, got)
+		}
+	}
+}
+
+// Relatives are for recall only: the store's Same never pairs a word with
+// one of them, so no opinion is folded into another on a relative; and no
+// two alternatives WordNet lists are relatives.
+func TestRelativesNeverSameNorAlternatives(t *testing.T) {
+	l := load()
+	n := 0
+	for a := range l.related {
+		for _, b := range Related(a) {
+			n++
+			if Same(a, b) {
+				t.Errorf("the relatives %q and %q are the same by the table", a, b)
+			}
+		}
+	}
+	if n < 1000 {
+		t.Errorf("only %d relatives loaded", n)
+	}
+	for _, p := range Alternatives(t) {
+		if slices.Contains(Related(p[0]), p[1]) || slices.Contains(Related(p[1]), p[0]) {
+			t.Errorf("the alternatives %q and %q are relatives", p[0], p[1])
 		}
 	}
 }
@@ -128,6 +182,11 @@ func FuzzSame(f *testing.F) {
 		}
 		if oka && Same(a, b) {
 			t.Fatalf("%q and %q are the same and two of one kind", a, b)
+		}
+		for _, r := range Related(a) {
+			if Same(a, r) {
+				t.Fatalf("%q is a relative of %q and the same", r, a)
+			}
 		}
 	})
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/compartment/compartment/ann"
 	"github.com/compartment/compartment/fts"
+	"github.com/compartment/compartment/internal/lexicon"
 	"github.com/compartment/compartment/rank"
 )
 
@@ -149,7 +150,7 @@ func (e *Engine) Search(q Query) ([]Result, error) {
 	}
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	r := run{e: e, q: q, lex: e.lex.Search(q.Text)}
+	r := run{e: e, q: q, lex: e.lex.SearchWith(q.Text, fts.Options{Related: relativesOf(q.Text), RelatedWeight: rank.RelatedWeight})}
 	// Nothing the results hold points into the literal result or the
 	// candidates, so both go back to be reused by the next query.
 	if reuseScratch {
@@ -171,6 +172,41 @@ func (e *Engine) Search(q Query) ([]Result, error) {
 		pool *= rank.PoolGrowth
 	}
 }
+
+// relativesOf returns the lexicon's relatives of a query term
+// ([lexicon.Related]: "invitations" finds "invites" when no record says
+// "invitation"), except for the words the query writes only with a
+// capital or inside an identifier: the lexicon knows words, not names
+// ("Mark", "Rust" and "go1.22" are no English words here).
+func relativesOf(query string) func(string) []string {
+	return func(term string) []string {
+		if strings.ContainsFunc(term, func(c rune) bool { return !unicode.IsLetter(c) }) || !writtenAsWord(query, term) {
+			return nil
+		}
+		return lexicon.Related(term)
+	}
+}
+
+// writtenAsWord reports whether the query writes term, a lowercase word,
+// as a word of its own in lowercase: not only with a capital ("Mark") or
+// inside an identifier ("invitations2").
+func writtenAsWord(query, term string) bool {
+	for from := 0; ; {
+		i := strings.Index(query[from:], term)
+		if i < 0 {
+			return false
+		}
+		start, end := from+i, from+i+len(term)
+		before, _ := utf8.DecodeLastRuneInString(query[:start])
+		after, _ := utf8.DecodeRuneInString(query[end:])
+		if !wordRune(before) && !wordRune(after) {
+			return true
+		}
+		from = start + 1
+	}
+}
+
+func wordRune(c rune) bool { return c != utf8.RuneError && (unicode.IsLetter(c) || unicode.IsDigit(c)) }
 
 // run is the state of one Search.
 type run struct {

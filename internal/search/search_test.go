@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/compartment/compartment/fts"
 	"github.com/compartment/compartment/rank"
 	"github.com/compartment/compartment/simd"
 )
@@ -893,5 +894,54 @@ func TestNthUnaged(t *testing.T) {
 	p[0].entity = rank.EntityFactor(0)
 	if got := nthUnaged(p, rank.StandoutRank); !near(got, 0.4) {
 		t.Errorf("weighed pool: %v, want 0.4 (0.9 about another entity weighs 0.45)", got)
+	}
+}
+
+// A question word no record holds finds the record holding its relative
+// in the lexicon ("invitations" → "invites"), at rank.RelatedWeight of
+// the word's information; written with a capital it is a name, and
+// finds nothing.
+func TestRelativeOfAnUnheldWord(t *testing.T) {
+	e := New(0)
+	mustAdd(t, e, 1, "Marcus said the assistant must never send invites on his behalf", nil, DocMeta{Seq: 1})
+	mustAdd(t, e, 2, "Marcus reads his work calendar every morning", nil, DocMeta{Seq: 2})
+	fill(t, e, 100, 30)
+	res := mustSearch(t, e, Query{Text: "meeting invitations", TopK: 3, Explain: true})
+	if len(res) == 0 || res[0].Doc != 1 {
+		t.Fatalf("results %v, want the record holding invites first", docsOf(res))
+	}
+	x := res[0].Explain
+	i := slices.IndexFunc(x.Terms, func(m fts.TermMatch) bool { return m.Term == "invitations" })
+	if i < 0 || x.Terms[i].Via != "invites" || x.Terms[i].Weight != rank.RelatedWeight*fts.VariantWeight {
+		t.Errorf("terms %+v, want invitations via invites at %v", x.Terms, rank.RelatedWeight*fts.VariantWeight)
+	}
+	for _, q := range []string{"meeting Invitations", "meeting INVITATIONS"} {
+		for _, r := range mustSearch(t, e, Query{Text: q, TopK: 3}) {
+			if r.Doc == 1 && r.Score > 0 {
+				t.Errorf("%q found the record of invites (score %v): a name has no relatives", q, r.Score)
+			}
+		}
+	}
+}
+
+func TestWrittenAsWord(t *testing.T) {
+	for _, c := range []struct {
+		query, term string
+		want        bool
+	}{
+		{"send invitations for me", "invitations", true},
+		{"invitations?", "invitations", true},
+		{"Invitations sent", "invitations", false},
+		{"the INVITATIONS", "invitations", false},
+		{"see invitations2", "invitations", false},
+		{"reinvitations and invitations", "invitations", true},
+		{"reinvitations", "invitations", false},
+		{"Mark marked", "mark", false},
+		{"é invitations", "invitations", true},
+		{"", "invitations", false},
+	} {
+		if got := writtenAsWord(c.query, c.term); got != c.want {
+			t.Errorf("writtenAsWord(%q, %q) = %v, want %v", c.query, c.term, got, c.want)
+		}
 	}
 }
