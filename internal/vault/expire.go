@@ -42,7 +42,7 @@ func (v *Vault) Expire() ([]string, error) {
 func (v *Vault) expiredIDs() []string {
 	today := v.today().Format(DateLayout)
 	var ids []string
-	for id, r := range v.st.records {
+	for id, r := range v.st.records.all() {
 		if r.Expires != "" && r.Expires < today && v.cfg.Access(v.caller, r.Namespace) == AccessRW {
 			ids = append(ids, id)
 		}

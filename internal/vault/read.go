@@ -26,11 +26,17 @@ func (v *Vault) Get(id string) (*Record, error) {
 // lookup finds a readable record by id or unique prefix; the caller holds
 // v.mu.
 func (v *Vault) lookup(id string) (*Record, error) {
-	key, err := resolveID(id, v.st.records, func(r *Record) bool { return v.canRead(r.Namespace) })
+	// A whole id is looked up alone (no record built but its own); only
+	// a prefix reads every id.
+	items := v.st.records.all
+	if r := v.st.records.get(strings.ToLower(strings.TrimSpace(id))); r != nil {
+		items = func() map[string]*Record { return map[string]*Record{r.ID: r} }
+	}
+	key, err := resolveID(id, items(), func(r *Record) bool { return v.canRead(r.Namespace) })
 	if err != nil {
 		return nil, err
 	}
-	return v.st.records[key], nil
+	return v.st.records.get(key), nil
 }
 
 // MinIDPrefix is the shortest id prefix accepted in place of a whole id.
@@ -94,7 +100,7 @@ func (v *Vault) Recent(req RecentRequest) ([]*Record, error) {
 		limit = 20
 	}
 	var out []*Record
-	for _, r := range v.st.records {
+	for _, r := range v.st.records.all() {
 		if !r.Live() || (r.Reference && !req.All) || !v.canRead(r.Namespace) {
 			continue
 		}
@@ -138,7 +144,7 @@ func (v *Vault) Namespaces() ([]NamespaceInfo, error) {
 		return nil, err
 	}
 	byName := map[string]*NamespaceInfo{}
-	for _, r := range v.st.records {
+	for _, r := range v.st.records.all() {
 		if !v.canRead(r.Namespace) {
 			continue
 		}

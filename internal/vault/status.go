@@ -44,7 +44,7 @@ func (v *Vault) Status() (Status, error) {
 		s.AuditHead = hex.EncodeToString(v.st.audit.headHash[:8])
 	}
 	namespaces := map[string]bool{}
-	for _, r := range v.st.records {
+	for _, r := range v.st.records.all() {
 		s.Records++
 		namespaces[r.Namespace] = true
 		if !r.Live() {
