@@ -41,12 +41,12 @@ const PredicateUpdates = "updates"
 func (v *Vault) opinionsSimilarTo(b *batch, r *Record) []similarHit {
 	// The user's own namespace is home whoever wrote there.
 	mainNS := v.cfg.DefaultNamespace("user")
-	home := func(rec *facet) bool {
+	home := func(rec facet) bool {
 		return rec.Namespace == mainNS || rec.Namespace == v.cfg.DefaultNamespace(rec.Caller)
 	}
 	rf := facetOf(r)
-	across := home(&rf)
-	keepFacet := func(rec *facet) bool {
+	across := home(rf)
+	keepFacet := func(rec facet) bool {
 		if rec.Kind != KindOpinion || rec.Reference {
 			return false
 		}
@@ -57,7 +57,7 @@ func (v *Vault) opinionsSimilarTo(b *batch, r *Record) []similarHit {
 			return false
 		}
 		f := facetOf(rec)
-		return keepFacet(&f)
+		return keepFacet(f)
 	}
 	var hits []similarHit
 	if r.Vectors == nil {
@@ -78,7 +78,7 @@ func (v *Vault) opinionsSimilarTo(b *batch, r *Record) []similarHit {
 		ix := v.st.index
 		filter := func(doc uint32) bool {
 			f, ok := ix.facet(doc)
-			return ok && keepFacet(&f)
+			return ok && keepFacet(f)
 		}
 		near, err := ix.engine.Nearest(vec, 8, filter)
 		seen := map[uint32]bool{}

@@ -99,19 +99,24 @@ func (v *Vault) Recent(req RecentRequest) ([]*Record, error) {
 	if limit <= 0 {
 		limit = 20
 	}
-	var out []*Record
-	for _, r := range v.st.records.all() {
-		if !r.Live() || (r.Reference && !req.All) || !v.canRead(r.Namespace) {
-			continue
+	// Chosen by their facets, so only the records returned are built.
+	var picked []facet
+	v.st.records.facets(func(r facet) {
+		if !r.Live || (r.Reference && !req.All) || !v.canRead(r.Namespace) {
+			return
 		}
 		if req.Namespace != "" && r.Namespace != req.Namespace {
-			continue
+			return
 		}
-		out = append(out, r)
+		picked = append(picked, r)
+	})
+	sort.Slice(picked, func(i, j int) bool { return picked[i].Seq > picked[j].Seq })
+	if len(picked) > limit {
+		picked = picked[:limit]
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Seq > out[j].Seq })
-	if len(out) > limit {
-		out = out[:limit]
+	out := make([]*Record, len(picked))
+	for i, f := range picked {
+		out[i] = v.st.records.get(f.id())
 	}
 	if !req.NewestFirst {
 		slices.Reverse(out)
@@ -144,21 +149,21 @@ func (v *Vault) Namespaces() ([]NamespaceInfo, error) {
 		return nil, err
 	}
 	byName := map[string]*NamespaceInfo{}
-	for _, r := range v.st.records.all() {
+	v.st.records.facets(func(r facet) {
 		if !v.canRead(r.Namespace) {
-			continue
+			return
 		}
 		ni, ok := byName[r.Namespace]
 		if !ok {
 			ni = &NamespaceInfo{Name: r.Namespace, Access: v.cfg.Access(v.caller, r.Namespace)}
 			byName[r.Namespace] = ni
 		}
-		if r.Live() {
+		if r.Live {
 			ni.Records++
 		} else {
 			ni.Superseded++
 		}
-	}
+	})
 	out := make([]NamespaceInfo, 0, len(byName))
 	for _, ni := range byName {
 		out = append(out, *ni)

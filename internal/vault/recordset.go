@@ -139,19 +139,49 @@ func (s *recordSet) all() map[string]*Record {
 type facet struct {
 	Namespace, Kind, Caller, Expires, Discovered string
 	Created                                      time.Time
-	Reference                                    bool
-	r                                            *Record
-	t                                            *recordTable
-	row                                          int
+	Seq                                          uint64
+	Reference, Live                              bool
+	// vectors: the record has vectors, of model.
+	vectors bool
+	model   [8]byte
+	r       *Record
+	t       *recordTable
+	row     int
 }
 
 func facetOf(r *Record) facet {
-	return facet{Namespace: r.Namespace, Kind: r.Kind, Caller: r.Caller, Expires: r.Expires, Discovered: r.Discovered,
-		Created: r.Created, Reference: r.Reference, r: r}
+	f := facet{Namespace: r.Namespace, Kind: r.Kind, Caller: r.Caller, Expires: r.Expires, Discovered: r.Discovered,
+		Created: r.Created, Seq: r.Seq, Reference: r.Reference, Live: r.Live(), r: r}
+	if r.Vectors != nil {
+		f.vectors, f.model = true, r.Vectors.Model
+	}
+	return f
+}
+
+// id is the record's id.
+func (f facet) id() string {
+	if f.r != nil {
+		return f.r.ID
+	}
+	return idString(vaultfmt.ID(f.t.id(f.row)))
+}
+
+// facets calls fn with the facet of every record, building none: a scan
+// that reads only the filter fields (the expiry sweep) leaves the rows
+// rows.
+func (s *recordSet) facets(fn func(f facet)) {
+	for _, r := range s.m {
+		fn(facetOf(r))
+	}
+	for i, out := range s.out {
+		if !out {
+			fn(s.t.facet(i))
+		}
+	}
 }
 
 // tags are the record's tags (decoded from the row for a row).
-func (f *facet) tags() []string {
+func (f facet) tags() []string {
 	if f.r != nil {
 		return f.r.Tags
 	}
@@ -166,7 +196,8 @@ func (t *recordTable) facet(i int) facet {
 	str := func(c int) string { return t.strings[le.Uint32(t.strCol[c][4*i:])] }
 	return facet{Namespace: str(colNamespace), Kind: str(colKind), Caller: str(colCaller), Expires: str(colExpires),
 		Discovered: str(colDiscovered), Created: fromTableTime(int64(le.Uint64(t.created[8*i:]))),
-		Reference: t.flags[i]&tableReference != 0, t: t, row: i}
+		Seq: t.seqAt(i), Reference: t.flags[i]&tableReference != 0, Live: !t.superseded[i],
+		vectors: t.window(i) > 0, model: t.model, t: t, row: i}
 }
 
 // meta is row i's search metadata, as metaOf gives it for its record.

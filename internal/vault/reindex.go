@@ -118,10 +118,10 @@ func (v *Vault) unembedded() int {
 		return 0
 	}
 	n := 0
-	for _, r := range v.st.records.all() {
-		if !v.hasCurrentVectors(r) {
+	v.st.records.facets(func(r facet) {
+		if !r.vectors || r.model != v.model { // hasCurrentVectors
 			n++
 		}
-	}
+	})
 	return n
 }

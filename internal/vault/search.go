@@ -156,7 +156,7 @@ func (v *Vault) Recall(req SearchRequest) (SearchResult, error) {
 			// From the row when the record is one: the filter sees most of
 			// the candidates, and a fill every record.
 			f, ok := ix.facet(doc)
-			return ok && keepFacet(&f)
+			return ok && keepFacet(f)
 		},
 		Now: v.now(), Explain: req.Explain,
 	})
@@ -225,12 +225,12 @@ func (v *Vault) searchFilter(req SearchRequest) func(*Record) bool {
 			return false
 		}
 		f := facetOf(r)
-		return keep(&f)
+		return keep(f)
 	}
 }
 
 // facetFilter is searchFilter on a record's facet (a table row's too).
-func (v *Vault) facetFilter(req SearchRequest) func(*facet) bool {
+func (v *Vault) facetFilter(req SearchRequest) func(facet) bool {
 	today := v.today().Format(DateLayout)
 	includeRef := v.cfg.Settings.IncludeReferenceInSearch
 	if req.IncludeReference != nil {
@@ -242,7 +242,7 @@ func (v *Vault) facetFilter(req SearchRequest) func(*facet) bool {
 	// Most candidates share a namespace with the one before: a one-entry
 	// cache in front of the map saves hashing the name for each of them.
 	lastNS, lastReadable := "", false
-	return func(r *facet) bool {
+	return func(r facet) bool {
 		readable := lastReadable
 		if r.Namespace != lastNS || lastNS == "" {
 			var seen bool
