@@ -608,3 +608,54 @@ func FuzzDecodeTable(f *testing.F) {
 		}
 	})
 }
+
+// TestRowsTakeWrites: writes to records that are still table rows
+// (supersede, forget, an opinion's re-affirmation) index and unindex them
+// as they do records, searches agree with a full replay of the same file,
+// and only the records written and returned are built.
+func TestRowsTakeWrites(t *testing.T) {
+	h := newHarness(t, bowEncoder{})
+	v := h.open("user")
+	ids := varied(t, h, v)
+	if err := v.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	v.Close()
+
+	r := h.open("user")
+	set := &r.st.records
+	if !r.st.tableUsed || set.t == nil {
+		t.Fatalf("the record table was not used: %v / %v", r.st.tableErr, r.st.tableRetry)
+	}
+	// Three rows: one superseded, one forgotten, one re-stated.
+	hits, err := r.Search(SearchRequest{Query: "staging database port", TopK: 3})
+	if err != nil || len(hits) != 3 {
+		t.Fatalf("%d hits, %v", len(hits), err)
+	}
+	h.store(r, StoreRequest{Text: "The staging database listens on a new port now", Supersedes: []string{hits[0].ID}})
+	if _, err := r.Forget(hits[1].ID, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Forget(ids[4], false); err != nil {
+		t.Fatal(err)
+	}
+	h.store(r, StoreRequest{Text: "Nadia prefers tabs over spaces", Kind: KindOpinion, Expires: "2027-01-31"})
+	if set.t == nil || set.left < r.st.tableRecords-12 {
+		t.Errorf("the writes built %d records", r.st.tableRecords-set.left)
+	}
+	if rep, err := r.CheckIndex(); err != nil || !rep.OK {
+		t.Errorf("index check: %+v, %v", rep, err)
+	}
+	queries := append(segmentQueries(), "release train", "Nadia tabs", "café", "staging database new port")
+	got, scans := ranking(t, r, queries), rowScans(t, r)
+	r.Close()
+
+	full := openFull(t, h)
+	defer full.Close()
+	if want := ranking(t, full, queries); !slices.Equal(got, want) {
+		t.Errorf("after writes to rows:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if want := rowScans(t, full); !slices.Equal(scans, want) {
+		t.Errorf("scans after writes to rows:\n%s\nwant\n%s", strings.Join(scans, "\n"), strings.Join(want, "\n"))
+	}
+}

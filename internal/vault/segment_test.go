@@ -111,6 +111,9 @@ func TestSegmentRankingsMatchTheRebuild(t *testing.T) {
 		t.Error("the segment was restored after the records, not ahead of them")
 	}
 	got := ranking(t, restored, queries)
+	if restored.st.records.t == nil {
+		t.Error("the restored vault's searches built every record")
+	}
 	restored.Close()
 
 	useSegments = false
