@@ -36,6 +36,7 @@ func newRecordSet() recordSet { return recordSet{m: map[string]*Record{}} }
 // engine. A record already in m (a payload item the table did not
 // cover) wins over a row of the same id.
 func (s *recordSet) adoptTable(t *recordTable, engine *search.Engine) {
+	t = t.slim()
 	s.t, s.engine, s.out, s.left = t, engine, make([]bool, t.n), t.n
 	for id := range s.m {
 		if raw, ok := parseID(id); ok {
@@ -211,6 +212,33 @@ func (t *recordTable) meta(i int) search.DocMeta {
 		Affirmed:  fromTableTime(int64(le.Uint64(t.affirm[8*i:]))),
 		Reference: ref || isPack(ns),
 	}
+}
+
+// slim is t with only what the rows need once the table is adopted, in
+// bytes of its own: the table's bytes also hold the seals and the audit
+// entries (copied into the audit chain), about half of them at 100,000
+// memories.
+func (t *recordTable) slim() *recordTable {
+	cols := [][]byte{t.ids, t.seq, t.created, t.affirm, t.imp, t.docs, t.windows, t.flags}
+	cols = append(cols, t.strCol[:]...)
+	cols = append(cols, t.textOff, t.text, t.restOff, t.rest)
+	size := 0
+	for _, c := range cols {
+		size += len(c)
+	}
+	buf := make([]byte, 0, size)
+	take := func(c []byte) []byte {
+		buf = append(buf, c...)
+		return buf[len(buf)-len(c) : len(buf) : len(buf)]
+	}
+	s := &recordTable{epoch: t.epoch, model: t.model, dim: t.dim, n: t.n, keys: t.keys, strings: t.strings, superseded: t.superseded}
+	s.ids, s.seq, s.created, s.affirm, s.imp = take(t.ids), take(t.seq), take(t.created), take(t.affirm), take(t.imp)
+	s.docs, s.windows, s.flags = take(t.docs), take(t.windows), take(t.flags)
+	for c := range t.strCol {
+		s.strCol[c] = take(t.strCol[c])
+	}
+	s.textOff, s.text, s.restOff, s.rest = take(t.textOff), take(t.text), take(t.restOff), take(t.rest)
+	return s
 }
 
 func (t *recordTable) seqAt(i int) uint64 { return binary.LittleEndian.Uint64(t.seq[8*i:]) }
