@@ -231,7 +231,7 @@ func (t *recordTable) slim() *recordTable {
 		buf = append(buf, c...)
 		return buf[len(buf)-len(c) : len(buf) : len(buf)]
 	}
-	s := &recordTable{epoch: t.epoch, model: t.model, dim: t.dim, n: t.n, keys: t.keys, strings: t.strings, superseded: t.superseded}
+	s := &recordTable{epoch: t.epoch, model: t.model, dim: t.dim, n: t.n, keys: t.keys, strings: t.strings, superseded: t.superseded, docRow: t.docRow}
 	s.ids, s.seq, s.created, s.affirm, s.imp = take(t.ids), take(t.seq), take(t.created), take(t.affirm), take(t.imp)
 	s.docs, s.windows, s.flags = take(t.docs), take(t.windows), take(t.flags)
 	for c := range t.strCol {

@@ -114,6 +114,9 @@ type recordTable struct {
 	audMatched []bool
 
 	matched []bool
+	// docRow[doc]: the row whose doc column is doc (−1: none), checked
+	// against the early segment by openTable.
+	docRow []int32
 	// superseded[i]: row i's record is replaced (not live).
 	superseded []bool
 	bad        error
@@ -600,13 +603,33 @@ func (s *state) SkipOpen() func(vaultfmt.ID, vaultfmt.Kind, vaultfmt.Seal) (uint
 	// The row found here comes back with the item (Change.Cover), so
 	// applyCovered does not search for it again: the searches were a
 	// tenth of an open at 100,000 memories, each step a cache miss.
+	// The payload holds its audit entries in id order, as the table its
+	// audit rows: the row after the last one found is tried first.
+	lastAud := -1
+	e := s.early
 	return func(id vaultfmt.ID, kind vaultfmt.Kind, seal vaultfmt.Seal) (uint32, bool) {
 		switch kind {
 		case kindRecord:
-			i := t.row(id)
+			// The early segment's doc of id names the row in docRow (the
+			// ids compared), faster than a search.
+			i := -1
+			if doc, ok := e.docOf[id]; ok && int64(doc) < int64(len(t.docRow)) {
+				if r := int(t.docRow[doc]); r >= 0 && bytes.Equal(t.id(r), id[:]) {
+					i = r
+				}
+			}
+			if i < 0 {
+				i = t.row(id)
+			}
 			return uint32(i), i >= 0 && bytes.Equal(t.seals[16*i:16*i+16], seal[:])
 		case kindAudit:
-			i := t.auditRow(id)
+			i := lastAud + 1
+			if i >= t.na || !bytes.Equal(t.audIDs[16*i:16*i+16], id[:]) {
+				i = t.auditRow(id)
+			}
+			if i >= 0 {
+				lastAud = i
+			}
 			return uint32(i), i >= 0 && bytes.Equal(t.audSeals[16*i:16*i+16], seal[:])
 		}
 		return 0, false
@@ -639,13 +662,19 @@ func (s *state) openTable(parts map[vaultfmt.ID][]byte) (*recordTable, error) {
 	if t.dim != 0 && t.dim != s.v.enc.Info().Dim {
 		return nil, fmt.Errorf("%w: vectors of %d dimensions", errTable, t.dim)
 	}
+	t.docRow = make([]int32, e.seg.next)
+	for i := range t.docRow {
+		t.docRow[i] = -1
+	}
 	for i := 0; i < t.n; i++ {
 		if t.window(i) == 0 {
 			continue
 		}
-		if doc, ok := e.docOf[vaultfmt.ID(t.id(i))]; !ok || doc != t.doc(i) {
+		doc, ok := e.docOf[vaultfmt.ID(t.id(i))]
+		if !ok || doc != t.doc(i) || int64(doc) >= int64(len(t.docRow)) {
 			return nil, fmt.Errorf("%w: row %d's doc is not the segment's", errTable, i)
 		}
+		t.docRow[doc] = int32(i)
 	}
 	t.matched, t.audMatched = make([]bool, t.n), make([]bool, t.na)
 	if s.audit.len() == 0 {

@@ -23,6 +23,7 @@ package vault
 // id segmentIDPrefix || part u16 (big-endian).
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -466,6 +467,12 @@ func (s *state) adoptSegment(epoch uint64, seg *segment, engine *search.Engine) 
 			ix.rowDoc[i] = tableNoDoc
 		}
 	}
+	// hint[doc] is the row whose doc column names doc: the row of the
+	// record there, unless the ids differ (checked), without a search.
+	var hint []int32
+	if set.t != nil {
+		hint = set.t.docRow
+	}
 	meta := make([]search.DocMeta, len(seg.ids))
 	// recs[i] is the record of seg.ids[i] when it is one, not a row: the
 	// checks below walk it in doc order instead of probing the maps
@@ -478,7 +485,13 @@ func (s *state) adoptSegment(epoch uint64, seg *segment, engine *search.Engine) 
 		hex.Encode(hexID[:], id[:])
 		r := set.m[string(hexID[:])] // no allocation for the lookup
 		if r == nil && set.t != nil {
-			if row := set.t.row(id); row >= 0 && !set.out[row] {
+			var row int
+			if int64(doc) < int64(len(hint)) && hint[doc] >= 0 && bytes.Equal(set.t.id(int(hint[doc])), id[:]) {
+				row = int(hint[doc])
+			} else {
+				row = set.t.row(id)
+			}
+			if row >= 0 && !set.out[row] {
 				// A row: live, not listed before, indexed under doc.
 				if set.t.superseded[row] {
 					ix.engine.Close()
@@ -553,6 +566,9 @@ func (s *state) adoptSegment(epoch uint64, seg *segment, engine *search.Engine) 
 		if vs := r.Vectors; v.hasCurrentVectors(r) && vs.F32 == nil && len(vs.I8) > 0 {
 			vs.I8, vs.Scales, vs.windows, vs.doc, vs.engine = nil, nil, len(vs.I8), seg.docs[i], engine
 		}
+	}
+	if set.t != nil {
+		set.t.docRow = nil // the open's hint, stale after the first write
 	}
 	return ix, nil
 }
