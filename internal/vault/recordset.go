@@ -74,14 +74,6 @@ func (s *recordSet) get(id string) *Record {
 	return nil
 }
 
-// has reports whether id is a record, without building it.
-func (s *recordSet) has(id string) bool {
-	if _, ok := s.m[id]; ok {
-		return true
-	}
-	return s.rowOf(id) >= 0
-}
-
 // rowRecord is the record of row i: built now if it still answers for its
 // id, else the one built from it before.
 func (s *recordSet) rowRecord(i int) *Record {
