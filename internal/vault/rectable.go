@@ -385,7 +385,9 @@ func decodeTable(b []byte) (*recordTable, error) {
 		return nil, err
 	}
 	t.audIDs, t.audSeals, t.audOff = take(16*t.na), take(16*t.na), take(4*(t.na+1))
-	if t.audOff == nil {
+	// take gives nil for what does not fit: the audit count was checked
+	// against the bytes before the record columns took theirs.
+	if t.audOff == nil || len(t.audIDs) != 16*t.na || len(t.audSeals) != 16*t.na {
 		return nil, fmt.Errorf("%w: truncated", errTable)
 	}
 	if t.aud, err = arena(t.audOff, t.na, &rest); err != nil {

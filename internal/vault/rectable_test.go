@@ -589,6 +589,28 @@ func FuzzDecodeTable(f *testing.F) {
 		for _, row := range rows {
 			want = append(want, encodeRecord(row.r))
 		}
+		// What an open reads of a row without building it (the facet, the
+		// search metadata, liveness) is what the built record says, and
+		// the slimmed table builds the same records.
+		slim := tb.slim()
+		for i := range rows {
+			rec := tb.record(i, nil)
+			f, rf := tb.facet(i), facetOf(rec)
+			f.t, f.row, rf.r = nil, 0, nil
+			if f.vectors != rf.vectors || f.vectors && f.model != rf.model {
+				t.Fatalf("row %d: vectors %v %x, the record's %v %x", i, f.vectors, f.model, rf.vectors, rf.model)
+			}
+			f.vectors, f.model, rf.vectors, rf.model = false, [8]byte{}, false, [8]byte{}
+			if !reflect.DeepEqual(f, rf) || tb.superseded[i] == rec.Live() {
+				t.Fatalf("row %d: facet %+v, the record's %+v (superseded %v)", i, f, rf, tb.superseded[i])
+			}
+			if m, rm := tb.meta(i), metaOf(rec); !reflect.DeepEqual(m, rm) {
+				t.Fatalf("row %d: meta %+v, the record's %+v", i, m, rm)
+			}
+			if !bytes.Equal(encodeRecord(slim.record(i, nil)), encodeRecord(rec)) {
+				t.Fatalf("row %d differs in the slimmed table", i)
+			}
+		}
 		auds := tableAudits(tb)
 		back, err := decodeTable(encodeTable(tb.epoch, tb.model, tb.dim, rows, auds))
 		if err != nil {
