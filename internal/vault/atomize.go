@@ -36,7 +36,7 @@ func (v *Vault) AtomizeCandidates() ([]AtomizeItem, error) {
 		return nil, err
 	}
 	var recs []*Record
-	for _, r := range v.st.records {
+	for _, r := range v.st.records.all() {
 		if r.Live() && !r.Reference && v.checkWrite(r.Namespace) == nil {
 			recs = append(recs, r)
 		}

@@ -370,7 +370,7 @@ func (s *state) unaudited() []string {
 		}
 	})
 	var out []string
-	for id := range s.records {
+	for id := range s.records.all() {
 		if !named[id] {
 			out = append(out, id)
 		}

@@ -58,7 +58,7 @@ func (b *batch) current(id string) *Record {
 	if r, ok := b.updated[id]; ok {
 		return r
 	}
-	return b.v.st.records[id]
+	return b.v.st.records.get(id)
 }
 
 // place decides what a prepared record becomes: a duplicate of an existing
@@ -66,7 +66,7 @@ func (b *batch) current(id string) *Record {
 // (superseding others when asked).
 func (v *Vault) place(b *batch, req *StoreRequest, r *Record) StoreResult {
 	if req.ID != "" {
-		if _, exists := v.st.records[req.ID]; exists {
+		if _, exists := v.st.records.lookup(req.ID); exists {
 			return StoreResult{ID: req.ID, Message: "already in the vault"}
 		}
 	}

@@ -16,8 +16,8 @@ func (v *Vault) Records() ([]*Record, error) {
 		return nil, err
 	}
 	readable := map[string]bool{}
-	out := make([]*Record, 0, len(v.st.records))
-	for _, r := range v.st.records {
+	out := make([]*Record, 0, v.st.records.len())
+	for _, r := range v.st.records.all() {
 		ok, seen := readable[r.Namespace]
 		if !seen {
 			ok = v.canRead(r.Namespace)
@@ -86,7 +86,7 @@ func (v *Vault) readableItem(id string) (string, error) {
 // auditVisible reports whether an entry about target may be shown to the
 // caller; the caller holds v.mu.
 func (v *Vault) auditVisible(target string) bool {
-	if r, ok := v.st.records[target]; ok {
+	if r, ok := v.st.records.lookup(target); ok {
 		return v.canRead(r.Namespace)
 	}
 	if rel, ok := v.st.relations[target]; ok {

@@ -62,7 +62,7 @@ func (v *Vault) bulkReplace(scope bulkScope, facts []BulkFact, op, target string
 	}
 	have := map[string]*Record{}
 	var stale []string
-	for _, r := range v.st.records {
+	for _, r := range v.st.records.all() {
 		if !scope.owns(r) {
 			continue
 		}

@@ -1,6 +1,10 @@
 package vault
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/compartment/compartment/vaultfmt"
+)
 
 // IndexReport compares the in-RAM search index with the records.
 type IndexReport struct {
@@ -24,21 +28,21 @@ func (v *Vault) CheckIndex() (IndexReport, error) {
 	}
 	ix := v.st.index
 	rep := IndexReport{Indexed: ix.engine.Len()}
-	for id, r := range v.st.records {
+	for id, r := range v.st.records.all() {
 		if !r.Live() {
 			continue
 		}
 		rep.Live++
-		doc, ok := ix.docOf[id]
-		if !ok || !ix.engine.Has(doc) || ix.recOf[doc] == nil || ix.recOf[doc].ID != id {
+		doc, ok := ix.docOfID(id)
+		if !ok || !ix.engine.Has(doc) || ix.rec(doc) == nil || ix.rec(doc).ID != id {
 			rep.Missing++
 		}
 	}
-	for doc, r := range ix.recOf {
-		if cur, ok := v.st.records[r.ID]; !ok || !cur.Live() || !ix.engine.Has(doc) {
+	ix.eachID(func(doc uint32, id vaultfmt.ID) {
+		if cur, ok := v.st.records.lookup(idString(id)); !ok || !cur.Live() || !ix.engine.Has(doc) {
 			rep.Stale++
 		}
-	}
+	})
 	rep.OK = rep.Missing == 0 && rep.Stale == 0 && rep.Indexed == rep.Live
 	return rep, nil
 }

@@ -42,11 +42,11 @@ func (v *Vault) Expire() ([]string, error) {
 func (v *Vault) expiredIDs() []string {
 	today := v.today().Format(DateLayout)
 	var ids []string
-	for id, r := range v.st.records {
+	v.st.records.facets(func(r facet) {
 		if r.Expires != "" && r.Expires < today && v.cfg.Access(v.caller, r.Namespace) == AccessRW {
-			ids = append(ids, id)
+			ids = append(ids, r.id())
 		}
-	}
+	})
 	sort.Strings(ids)
 	return ids
 }

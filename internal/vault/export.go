@@ -41,8 +41,8 @@ func (v *Vault) Export(w io.Writer) (int, error) {
 	bw := bufio.NewWriter(w)
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
-	recs := make([]*Record, 0, len(v.st.records))
-	for _, r := range v.st.records {
+	recs := make([]*Record, 0, v.st.records.len())
+	for _, r := range v.st.records.all() {
 		if v.canRead(r.Namespace) {
 			recs = append(recs, r)
 		}
@@ -443,7 +443,7 @@ func (v *Vault) dropKnown(recs []*Record, have *importKnown, res *ImportResult) 
 	batch := map[string]*Record{} // the batch's records, by id, not yet in the state
 	for _, r := range recs {
 		key := claimKey(r)
-		if _, ok := v.st.records[r.ID]; ok || (r.ID == "" && have.holdsClaim(v, batch, key)) {
+		if _, ok := v.st.records.lookup(r.ID); ok || (r.ID == "" && have.holdsClaim(v, batch, key)) {
 			res.Skipped++
 			res.Present++
 			continue
@@ -495,7 +495,7 @@ type stateMark struct {
 }
 
 func markOf(v *Vault) stateMark {
-	return stateMark{seq: v.st.maxSeq, audit: v.st.audit.head, records: len(v.st.records), edges: len(v.st.relations)}
+	return stateMark{seq: v.st.maxSeq, audit: v.st.audit.head, records: v.st.records.len(), edges: len(v.st.relations)}
 }
 
 // sync rebuilds the table when the state is not the one the last batch
@@ -506,8 +506,8 @@ func (k *importKnown) sync(v *Vault) {
 	}
 	k.reset()
 	k.built, k.seed = true, maphash.MakeSeed()
-	k.claims = make(map[uint64]string, len(v.st.records))
-	for _, r := range v.st.records {
+	k.claims = make(map[uint64]string, v.st.records.len())
+	for _, r := range v.st.records.all() {
 		k.addClaim(claimKey(r), r.ID)
 	}
 	k.mark = markOf(v)
@@ -529,7 +529,7 @@ func (k *importKnown) holdsClaim(v *Vault, batch map[string]*Record, key string)
 	if !ok {
 		return false
 	}
-	r := v.st.records[id]
+	r := v.st.records.get(id)
 	if r == nil {
 		r = batch[id]
 	}
@@ -538,7 +538,7 @@ func (k *importKnown) holdsClaim(v *Vault, batch map[string]*Record, key string)
 	}
 	// A hash collision (about one import in 10^8 at a million records):
 	// the exact answer, read the slow way.
-	for _, o := range v.st.records {
+	for _, o := range v.st.records.all() {
 		if claimKey(o) == key {
 			return true
 		}

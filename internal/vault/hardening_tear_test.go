@@ -33,7 +33,7 @@ func (h *harness) tornAt(frames int, bytes int64, write func(v *Vault) error) *V
 func checkWhole(t *testing.T, v *Vault, want []string, frames int) (whole bool) {
 	t.Helper()
 	have := map[string]bool{}
-	for _, r := range v.st.records {
+	for _, r := range v.st.records.all() {
 		have[r.Text] = true
 	}
 	n := 0
@@ -111,8 +111,8 @@ func TestImportBatchAllOrNothing(t *testing.T) {
 			}
 			// Running the import again completes it, once.
 			res, err := v.Import(strings.NewReader(in), "notes", nil)
-			if err != nil || len(v.st.records) != 2 || len(v.st.relations) != 1 {
-				t.Fatalf("re-import: %+v %v; %d records, %d relations", res, err, len(v.st.records), len(v.st.relations))
+			if err != nil || v.st.records.len() != 2 || len(v.st.relations) != 1 {
+				t.Fatalf("re-import: %+v %v; %d records, %d relations", res, err, v.st.records.len(), len(v.st.relations))
 			}
 		})
 	}

@@ -80,8 +80,8 @@ func TestStrictInput(t *testing.T) {
 			t.Errorf("%s: %v, want a refusal", name, err)
 		}
 	}
-	if len(v.st.records) != 0 {
-		t.Fatalf("%d records stored from refused input", len(v.st.records))
+	if v.st.records.len() != 0 {
+		t.Fatalf("%d records stored from refused input", v.st.records.len())
 	}
 	// The bounds themselves are accepted.
 	h.store(v, StoreRequest{Text: "bounded fact", Source: strings.Repeat("s", MaxSourceChars), Tags: tags(MaxTags, 3), Importance: ptr(1)})
@@ -117,7 +117,7 @@ func TestImportAuthorIsTheImporter(t *testing.T) {
 	if _, err := v.Import(strings.NewReader(in), "x", nil); err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range v.st.records {
+	for _, r := range v.st.records.all() {
 		if r.Caller != "user" {
 			t.Errorf("record author %q, want the importer", r.Caller)
 		}
@@ -175,7 +175,7 @@ func TestImportRefusesNonFiniteImportance(t *testing.T) {
 			t.Errorf("%s: imported", line)
 		}
 	}
-	if len(v.st.records) != 0 {
+	if v.st.records.len() != 0 {
 		t.Fatal("a non-finite importance was imported")
 	}
 }

@@ -119,7 +119,7 @@ func TestImportKnowsAcrossBatches(t *testing.T) {
 			return
 		}
 		h.store(w, StoreRequest{Text: "Beta was stored by another writer"})
-		for id, rec := range w.st.records {
+		for id, rec := range w.st.records.all() {
 			if rec.Text == "Gamma keeps the spare keys" {
 				if _, err := w.Forget(id, false); err != nil {
 					t.Fatal(err)
@@ -136,7 +136,7 @@ func TestImportKnowsAcrossBatches(t *testing.T) {
 		t.Fatalf("import %+v, want %d stored and 3 present", res, 3*importBatch-3)
 	}
 	gammas := 0
-	for _, rec := range v.st.records {
+	for _, rec := range v.st.records.all() {
 		if strings.HasPrefix(rec.Text, "Gamma keeps the spare keys") {
 			gammas++
 		}

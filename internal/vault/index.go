@@ -7,6 +7,7 @@ import (
 
 	"github.com/compartment/compartment/embed"
 	"github.com/compartment/compartment/internal/search"
+	"github.com/compartment/compartment/vaultfmt"
 )
 
 // index holds the live records in the hybrid search engine. Records get
@@ -14,27 +15,116 @@ import (
 type index struct {
 	v      *Vault
 	engine *search.Engine
+	// docOf and recOf hold the records indexed as *Record; the rows of
+	// the record table an open adopted are indexed as rows instead (see
+	// recordSet): rows[doc] is the row under doc (−1: none), rowDoc[row]
+	// its doc (tableNoDoc: none), tabled how many there are.
 	docOf  map[string]uint32
 	recOf  map[uint32]*Record
+	set    *recordSet
+	tab    *recordTable
+	rows   []int32
+	rowDoc []uint32
+	tabled int
 	next   uint32
 	free   []uint32
 	// namespaces counts live records per namespace.
 	namespaces map[string]int
 }
 
-func newIndex(v *Vault) *index {
+func newIndex(v *Vault, set *recordSet) *index {
 	dim := 0
 	if v.enc != nil {
 		dim = v.enc.Info().Dim
 	}
 	engine := search.NewWith(dim, v.engineOptions())
-	return &index{v: v, engine: engine, docOf: map[string]uint32{}, recOf: map[uint32]*Record{}, namespaces: map[string]int{}}
+	return &index{v: v, engine: engine, set: set, docOf: map[string]uint32{}, recOf: map[uint32]*Record{}, namespaces: map[string]int{}}
 }
 
-// sizeFor makes the empty index's record maps ready for n records, so a
-// restore fills them without growing them step by step.
-func (ix *index) sizeFor(n int) {
-	ix.docOf, ix.recOf = make(map[string]uint32, n), make(map[uint32]*Record, n)
+// tableDoc is the doc of the table row of id, when it is indexed as a row.
+func (ix *index) tableDoc(id string) (doc uint32, row int, ok bool) {
+	if ix.tab == nil {
+		return 0, -1, false
+	}
+	raw, ok := parseID(id)
+	if !ok {
+		return 0, -1, false
+	}
+	if row = ix.tab.row(raw); row < 0 || ix.rowDoc[row] == tableNoDoc {
+		return 0, -1, false
+	}
+	return ix.rowDoc[row], row, true
+}
+
+// docOfID is the doc id is indexed under.
+func (ix *index) docOfID(id string) (uint32, bool) {
+	if doc, ok := ix.docOf[id]; ok {
+		return doc, true
+	}
+	doc, _, ok := ix.tableDoc(id)
+	return doc, ok
+}
+
+// tableRow is the table row indexed under doc, or −1.
+func (ix *index) tableRow(doc uint32) int {
+	if int64(doc) < int64(len(ix.rows)) {
+		return int(ix.rows[doc])
+	}
+	return -1
+}
+
+// rec is the record indexed under doc (built now if it is a row), or nil.
+func (ix *index) rec(doc uint32) *Record {
+	if r, ok := ix.recOf[doc]; ok {
+		return r
+	}
+	row := ix.tableRow(doc)
+	switch {
+	case row < 0:
+		return nil
+	case ix.set.t == ix.tab:
+		return ix.set.rowRecord(row)
+	}
+	return ix.set.get(idString(vaultfmt.ID(ix.tab.id(row))))
+}
+
+// facet is the filter fields of the record under doc, read from its row
+// when it is one (no record built); ok is false when doc holds none.
+func (ix *index) facet(doc uint32) (facet, bool) {
+	if r, ok := ix.recOf[doc]; ok {
+		return facetOf(r), true
+	}
+	if row := ix.tableRow(doc); row >= 0 {
+		return ix.tab.facet(row), true
+	}
+	return facet{}, false
+}
+
+// live is the number of records indexed.
+func (ix *index) live() int { return len(ix.recOf) + ix.tabled }
+
+// dropRow forgets that row is indexed under doc, and its namespace's count.
+func (ix *index) dropRow(doc uint32, row int) {
+	ix.countNamespace(ix.tab.facet(row).Namespace, -1)
+	ix.rows[doc], ix.rowDoc[row] = -1, tableNoDoc
+	ix.tabled--
+}
+
+// eachID calls fn with every indexed doc and its record's id, in no
+// particular order, building no record.
+func (ix *index) eachID(fn func(doc uint32, id vaultfmt.ID)) {
+	for doc, r := range ix.recOf {
+		id, ok := parseID(r.ID)
+		if !ok {
+			id = vaultfmt.ID{} // not a stored id: fn refuses it
+		}
+		fn(doc, id)
+	}
+	for doc, row := range ix.rows {
+		if row >= 0 {
+			fn(uint32(doc), vaultfmt.ID(ix.tab.id(int(row))))
+		}
+	}
 }
 
 // engineOptions configure the vault's search engine.
@@ -47,7 +137,12 @@ func (v *Vault) engineOptions() search.Options {
 func (ix *index) add(r *Record) {
 	doc, ok := ix.docOf[r.ID]
 	if !ok {
-		doc = ix.alloc()
+		var row int
+		if doc, row, ok = ix.tableDoc(r.ID); ok {
+			ix.dropRow(doc, row)
+		} else {
+			doc = ix.alloc()
+		}
 		ix.docOf[r.ID] = doc
 	}
 	if old, ok := ix.recOf[doc]; ok {
@@ -106,6 +201,15 @@ func (ix *index) build(records map[string]*Record) error {
 func (ix *index) remove(r *Record) {
 	doc, ok := ix.docOf[r.ID]
 	if !ok {
+		var row int
+		if doc, row, ok = ix.tableDoc(r.ID); !ok {
+			return
+		}
+		// r is the set's record of the row (the only one there is).
+		r.Vectors.reclaim()
+		ix.engine.Remove(doc)
+		ix.dropRow(doc, row)
+		ix.free = append(ix.free, doc)
 		return
 	}
 	ix.recOf[doc].Vectors.reclaim()
@@ -153,15 +257,15 @@ type similarHit struct {
 // their best window), from the vector index.
 func (ix *index) similar(vec []float32, namespace string, k int) []similarHit {
 	near, err := ix.engine.Nearest(vec, k, func(doc uint32) bool {
-		r := ix.recOf[doc]
-		return r != nil && r.Namespace == namespace
+		f, ok := ix.facet(doc)
+		return ok && f.Namespace == namespace
 	})
 	if err != nil {
 		return nil
 	}
 	hits := make([]similarHit, len(near))
 	for i, n := range near {
-		hits[i] = similarHit{ix.recOf[n.Doc], n.Cos}
+		hits[i] = similarHit{ix.rec(n.Doc), n.Cos}
 	}
 	return hits
 }
@@ -172,9 +276,17 @@ func (ix *index) similar(vec []float32, namespace string, k int) []similarHit {
 func (ix *index) sameText(text, namespace string) []*Record {
 	key := normalizeClaim(text)
 	var out []*Record
-	for _, r := range ix.recOf {
+	check := func(r *Record) {
 		if r.Namespace == namespace && normalizeClaim(r.Text) == key {
 			out = append(out, r)
+		}
+	}
+	for _, r := range ix.recOf {
+		check(r)
+	}
+	for doc, row := range ix.rows {
+		if row >= 0 && ix.tab.facet(int(row)).Namespace == namespace {
+			check(ix.rec(uint32(doc)))
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Seq < out[j].Seq })

@@ -58,7 +58,7 @@ func TestOpenProfile(t *testing.T) {
 		runtime.GC()
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
-		t.Logf("open %v (cpu %v) heap %.1f MB (records %d, audit %d)", d, cpu, float64(ms.HeapAlloc)/1e6, len(v.st.records), v.st.audit.len())
+		t.Logf("open %v (cpu %v) heap %.1f MB (records %d, audit %d)", d, cpu, float64(ms.HeapAlloc)/1e6, v.st.records.len(), v.st.audit.len())
 		if out != "" && i == 2 {
 			heapProfile(t, out+".heap")
 		}

@@ -41,15 +41,23 @@ const PredicateUpdates = "updates"
 func (v *Vault) opinionsSimilarTo(b *batch, r *Record) []similarHit {
 	// The user's own namespace is home whoever wrote there.
 	mainNS := v.cfg.DefaultNamespace("user")
-	home := func(rec *Record) bool {
+	home := func(rec facet) bool {
 		return rec.Namespace == mainNS || rec.Namespace == v.cfg.DefaultNamespace(rec.Caller)
 	}
-	across := home(r)
-	keep := func(rec *Record) bool {
-		if rec == nil || rec.Kind != KindOpinion || rec.Reference {
+	rf := facetOf(r)
+	across := home(rf)
+	keepFacet := func(rec facet) bool {
+		if rec.Kind != KindOpinion || rec.Reference {
 			return false
 		}
 		return rec.Namespace == r.Namespace || across && home(rec) && !isPack(rec.Namespace) && v.canRead(rec.Namespace)
+	}
+	keep := func(rec *Record) bool {
+		if rec == nil {
+			return false
+		}
+		f := facetOf(rec)
+		return keepFacet(f)
 	}
 	var hits []similarHit
 	if r.Vectors == nil {
@@ -68,12 +76,15 @@ func (v *Vault) opinionsSimilarTo(b *batch, r *Record) []similarHit {
 	} else {
 		vec := r.Vectors.Float32()[0]
 		ix := v.st.index
-		filter := func(doc uint32) bool { return keep(ix.recOf[doc]) }
+		filter := func(doc uint32) bool {
+			f, ok := ix.facet(doc)
+			return ok && keepFacet(f)
+		}
 		near, err := ix.engine.Nearest(vec, 8, filter)
 		seen := map[uint32]bool{}
 		if err == nil {
 			for _, n := range near {
-				hits = append(hits, similarHit{ix.recOf[n.Doc], n.Cos})
+				hits = append(hits, similarHit{ix.rec(n.Doc), n.Cos})
 				seen[n.Doc] = true
 			}
 		}
@@ -88,7 +99,7 @@ func (v *Vault) opinionsSimilarTo(b *batch, r *Record) []similarHit {
 				if seen[l.Doc] {
 					continue
 				}
-				rec, cos := ix.recOf[l.Doc], -1.0
+				rec, cos := ix.rec(l.Doc), -1.0
 				if rec.Vectors != nil {
 					cos = bestCos(rec.Vectors.Float32(), vec)
 				}
@@ -135,7 +146,7 @@ func (v *Vault) updatedBy() map[string]*Record {
 		if rel.Predicate != PredicateUpdates || rel.Src != rel.Subject || !v.canRead(rel.Namespace) {
 			continue
 		}
-		newer, old := v.liveSuccessor(v.st.records[rel.Subject]), v.st.records[rel.Object]
+		newer, old := v.liveSuccessor(v.st.records.get(rel.Subject)), v.st.records.get(rel.Object)
 		if newer == nil || old == nil || !old.Live() || !v.canRead(newer.Namespace) ||
 			compareNewest(newer, old) < 0 {
 			// Re-affirmed since: the older one is current again.
@@ -156,7 +167,7 @@ func (v *Vault) liveSuccessor(r *Record) *Record {
 		if r == nil || r.Live() {
 			return r
 		}
-		r = v.st.records[r.SupersededBy]
+		r = v.st.records.get(r.SupersededBy)
 	}
 	return nil
 }
@@ -181,7 +192,7 @@ func (v *Vault) currentOpinionsFirst(hits []SearchHit, keep func(*Record) bool, 
 			updated = map[string]*Record{}
 		}
 		for _, h := range hits {
-			if r := v.st.records[h.ID]; r != nil && !r.Live() && r.Kind == KindOpinion {
+			if r := v.st.records.get(h.ID); r != nil && !r.Live() && r.Kind == KindOpinion {
 				if next := v.liveSuccessor(r); next != nil && v.canRead(next.Namespace) {
 					updated[r.ID] = next
 				}
@@ -209,19 +220,19 @@ func (v *Vault) currentOpinionsFirst(hits []SearchHit, keep func(*Record) bool, 
 func (v *Vault) markReplaces(hits []SearchHit, updated map[string]*Record) {
 	by := map[string][]*Record{}
 	for old := range updated {
-		if r := v.st.records[old]; r != nil {
+		if r := v.st.records.get(old); r != nil {
 			n := newestUpdate(updated, old)
 			by[n.ID] = append(by[n.ID], r)
 		}
 	}
 	for i := range hits {
-		r := v.st.records[hits[i].ID]
+		r := v.st.records.get(hits[i].ID)
 		if r == nil || !r.Live() || r.Kind != KindOpinion {
 			continue
 		}
 		olds := slices.Clone(by[r.ID])
 		for _, id := range r.Supersedes {
-			if o := v.st.records[id]; o != nil && o.Kind == KindOpinion && v.canRead(o.Namespace) &&
+			if o := v.st.records.get(id); o != nil && o.Kind == KindOpinion && v.canRead(o.Namespace) &&
 				!slices.Contains(olds, o) {
 				olds = append(olds, o)
 			}
@@ -257,7 +268,7 @@ func newestUpdate(updated map[string]*Record, id string) *Record {
 // holds v.mu.
 func (v *Vault) replacedOpinions(keep func(*Record) bool) []*Record {
 	var out []*Record
-	for _, r := range v.st.records {
+	for _, r := range v.st.records.all() {
 		if r.Live() || r.Kind != KindOpinion || len(r.SplitInto) > 0 || !keep(r) {
 			continue
 		}
@@ -347,7 +358,7 @@ func (v *Vault) newerChoicesFirst(hits []SearchHit) []SearchHit {
 		}
 	}
 	for _, h := range hits {
-		r := v.st.records[h.ID]
+		r := v.st.records.get(h.ID)
 		if h.Kind != KindOpinion || r == nil || linked[h.ID] {
 			continue
 		}

@@ -81,7 +81,7 @@ func (v *Vault) OpinionsAudit(opts OpinionsAuditOptions) (OpinionsAuditReport, e
 	}
 	rep := OpinionsAuditReport{Backfilled: []OpinionBackfill{}, Clusters: []OpinionCluster{}}
 	opinions := map[string]*Record{} // id -> the record as an opinion (backfilled ones are copies)
-	for _, r := range v.st.records {
+	for _, r := range v.st.records.all() {
 		if !r.Live() || r.Reference || v.checkWrite(r.Namespace) != nil {
 			continue
 		}
@@ -97,7 +97,9 @@ func (v *Vault) OpinionsAudit(opts OpinionsAuditOptions) (OpinionsAuditReport, e
 			}
 		}
 	}
-	slices.SortFunc(rep.Backfilled, func(a, b OpinionBackfill) int { return cmp.Compare(v.st.records[a.ID].Seq, v.st.records[b.ID].Seq) })
+	slices.SortFunc(rep.Backfilled, func(a, b OpinionBackfill) int {
+		return cmp.Compare(v.st.records.get(a.ID).Seq, v.st.records.get(b.ID).Seq)
+	})
 	rep.Opinions = len(opinions)
 	rep.Clusters = v.clusterOpinions(opinions, opts)
 	if !opts.KeepNewest || (len(rep.Backfilled) == 0 && len(rep.Clusters) == 0) {

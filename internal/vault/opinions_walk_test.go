@@ -339,7 +339,7 @@ func liveIDs(t *testing.T, v *Vault) []string {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	var out []string
-	for id, r := range v.st.records {
+	for id, r := range v.st.records.all() {
 		if r.Live() && !r.Reference && v.canRead(r.Namespace) {
 			out = append(out, id)
 		}

@@ -112,7 +112,7 @@ func (v *Vault) InstallPackWith(p *vaultfmt.Pack, o PackInstall) (BulkResult, er
 // the fingerprint, which is then compared. The caller holds v.mu.
 func (v *Vault) checkPackOwner(ns string, author ed25519.PublicKey) error {
 	live := false
-	for _, r := range v.st.records {
+	for _, r := range v.st.records.all() {
 		if r.Namespace == ns && r.Live() {
 			live = true
 			break
@@ -177,7 +177,7 @@ func (v *Vault) Packs() ([]PackInfo, error) {
 		return nil, err
 	}
 	byNS := map[string]*PackInfo{}
-	for _, r := range v.st.records {
+	for _, r := range v.st.records.all() {
 		if !isPack(r.Namespace) || !r.Live() || !v.canRead(r.Namespace) {
 			continue
 		}
@@ -219,7 +219,7 @@ func (v *Vault) PackMemories(namespace string) ([]PackMemory, error) {
 		return nil, fmt.Errorf("%w: caller %q may not read namespace %q", ErrDenied, v.caller, namespace)
 	}
 	var recs []*Record
-	for _, r := range v.st.records {
+	for _, r := range v.st.records.all() {
 		if r.Namespace == namespace && r.Live() && !r.Reference {
 			recs = append(recs, r)
 		}

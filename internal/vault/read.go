@@ -26,11 +26,17 @@ func (v *Vault) Get(id string) (*Record, error) {
 // lookup finds a readable record by id or unique prefix; the caller holds
 // v.mu.
 func (v *Vault) lookup(id string) (*Record, error) {
-	key, err := resolveID(id, v.st.records, func(r *Record) bool { return v.canRead(r.Namespace) })
+	// A whole id is looked up alone (no record built but its own); only
+	// a prefix reads every id.
+	items := v.st.records.all
+	if r := v.st.records.get(strings.ToLower(strings.TrimSpace(id))); r != nil {
+		items = func() map[string]*Record { return map[string]*Record{r.ID: r} }
+	}
+	key, err := resolveID(id, items(), func(r *Record) bool { return v.canRead(r.Namespace) })
 	if err != nil {
 		return nil, err
 	}
-	return v.st.records[key], nil
+	return v.st.records.get(key), nil
 }
 
 // MinIDPrefix is the shortest id prefix accepted in place of a whole id.
@@ -93,19 +99,24 @@ func (v *Vault) Recent(req RecentRequest) ([]*Record, error) {
 	if limit <= 0 {
 		limit = 20
 	}
-	var out []*Record
-	for _, r := range v.st.records {
-		if !r.Live() || (r.Reference && !req.All) || !v.canRead(r.Namespace) {
-			continue
+	// Chosen by their facets, so only the records returned are built.
+	var picked []facet
+	v.st.records.facets(func(r facet) {
+		if !r.Live || (r.Reference && !req.All) || !v.canRead(r.Namespace) {
+			return
 		}
 		if req.Namespace != "" && r.Namespace != req.Namespace {
-			continue
+			return
 		}
-		out = append(out, r)
+		picked = append(picked, r)
+	})
+	sort.Slice(picked, func(i, j int) bool { return picked[i].Seq > picked[j].Seq })
+	if len(picked) > limit {
+		picked = picked[:limit]
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Seq > out[j].Seq })
-	if len(out) > limit {
-		out = out[:limit]
+	out := make([]*Record, len(picked))
+	for i, f := range picked {
+		out[i] = v.st.records.get(f.id())
 	}
 	if !req.NewestFirst {
 		slices.Reverse(out)
@@ -138,21 +149,21 @@ func (v *Vault) Namespaces() ([]NamespaceInfo, error) {
 		return nil, err
 	}
 	byName := map[string]*NamespaceInfo{}
-	for _, r := range v.st.records {
+	v.st.records.facets(func(r facet) {
 		if !v.canRead(r.Namespace) {
-			continue
+			return
 		}
 		ni, ok := byName[r.Namespace]
 		if !ok {
 			ni = &NamespaceInfo{Name: r.Namespace, Access: v.cfg.Access(v.caller, r.Namespace)}
 			byName[r.Namespace] = ni
 		}
-		if r.Live() {
+		if r.Live {
 			ni.Records++
 		} else {
 			ni.Superseded++
 		}
-	}
+	})
 	out := make([]NamespaceInfo, 0, len(byName))
 	for _, ni := range byName {
 		out = append(out, *ni)

@@ -114,7 +114,12 @@ type recordTable struct {
 	audMatched []bool
 
 	matched []bool
-	bad     error
+	// docRow[doc]: the row whose doc column is doc (−1: none), checked
+	// against the early segment by openTable.
+	docRow []int32
+	// superseded[i]: row i's record is replaced (not live).
+	superseded []bool
+	bad        error
 	// skipping: a skip predicate was handed to vaultfmt.
 	skipping bool
 }
@@ -380,7 +385,9 @@ func decodeTable(b []byte) (*recordTable, error) {
 		return nil, err
 	}
 	t.audIDs, t.audSeals, t.audOff = take(16*t.na), take(16*t.na), take(4*(t.na+1))
-	if t.audOff == nil {
+	// take gives nil for what does not fit: the audit count was checked
+	// against the bytes before the record columns took theirs.
+	if t.audOff == nil || len(t.audIDs) != 16*t.na || len(t.audSeals) != 16*t.na {
 		return nil, fmt.Errorf("%w: truncated", errTable)
 	}
 	if t.aud, err = arena(t.audOff, t.na, &rest); err != nil {
@@ -395,6 +402,7 @@ func decodeTable(b []byte) (*recordTable, error) {
 	if t.keys, err = ascending(t.ids, "record"); err != nil {
 		return nil, err
 	}
+	t.superseded = make([]bool, t.n)
 	for i := 0; i < t.n; i++ {
 		if t.flags[i]&^(tableQuarantined|tableReference) != 0 {
 			return nil, fmt.Errorf("%w: unknown flags %#x at row %d", errTable, t.flags[i], i)
@@ -410,7 +418,7 @@ func decodeTable(b []byte) (*recordTable, error) {
 		if t.window(i) > 0 && (t.dim == 0 || t.model == [8]byte{}) {
 			return nil, fmt.Errorf("%w: row %d has windows of no model", errTable, i)
 		}
-		if err := t.checkRest(i); err != nil {
+		if t.superseded[i], err = t.checkRest(i); err != nil {
 			return nil, err
 		}
 	}
@@ -439,47 +447,44 @@ func arena(off []byte, k int, rest *[]byte) ([]byte, error) {
 }
 
 // checkRest checks row i's rest fields: well framed, and only the fields
-// the rest arena may hold.
-func (t *recordTable) checkRest(i int) error {
+// the rest arena may hold. It reports whether the row's record is
+// superseded (not live): what a *Record built from it says.
+func (t *recordTable) checkRest(i int) (superseded bool, err error) {
 	le := binary.LittleEndian
 	fr := fieldReader{buf: t.rest[le.Uint32(t.restOff[4*i:]):le.Uint32(t.restOff[4*i+4:])]}
-	for tag, _, ok := fr.next(); ok; tag, _, ok = fr.next() {
+	for tag, v, ok := fr.next(); ok; tag, v, ok = fr.next() {
 		switch tag {
-		case recTag, recSupersedes, recSupersededBy, recTagOrigin, recSplitInto:
+		case recSupersededBy:
+			superseded = len(v) > 0 // the last one counts, as in setField
+		case recTag, recSupersedes, recTagOrigin, recSplitInto:
 		default:
-			return fmt.Errorf("%w: row %d has field %d among the rest", errTable, i, tag)
+			return false, fmt.Errorf("%w: row %d has field %d among the rest", errTable, i, tag)
 		}
 	}
 	if fr.err != nil {
-		return fmt.Errorf("%w: row %d: %w", errTable, i, fr.err)
+		return false, fmt.Errorf("%w: row %d: %w", errTable, i, fr.err)
 	}
-	return nil
+	return superseded, nil
 }
 
-// restFields decodes row i's rest fields into r.
-func (t *recordTable) restFields(i int, r *Record, it internTable) (*Record, error) {
+// restFields decodes row i's rest fields into r. checkRest has checked
+// them when the table was decoded, and the rest fields' setField cannot
+// fail.
+func (t *recordTable) restFields(i int, r *Record) {
 	le := binary.LittleEndian
-	b := t.rest[le.Uint32(t.restOff[4*i:]):le.Uint32(t.restOff[4*i+4:])]
-	fr := fieldReader{buf: b}
+	fr := fieldReader{buf: t.rest[le.Uint32(t.restOff[4*i:]):le.Uint32(t.restOff[4*i+4:])]}
 	for tag, v, ok := fr.next(); ok; tag, v, ok = fr.next() {
 		switch tag {
 		case recTag, recSupersedes, recSupersededBy, recTagOrigin, recSplitInto:
-			if err := r.setField(tag, v, it); err != nil {
-				return nil, err
-			}
-		default:
-			return nil, fmt.Errorf("%w: row %d has field %d among the rest", errTable, i, tag)
+			_ = r.setField(tag, v, nil)
 		}
 	}
-	if fr.err != nil {
-		return nil, fmt.Errorf("%w: row %d: %w", errTable, i, fr.err)
-	}
-	return r, nil
 }
 
 // record materialises row i; its vectors, when it has some, are the
-// engine's windows under its doc.
-func (t *recordTable) record(i int, engine *search.Engine, it internTable) (*Record, error) {
+// engine's windows under its doc. decodeTable has checked the row, so it
+// always builds.
+func (t *recordTable) record(i int, engine *search.Engine) *Record {
 	le := binary.LittleEndian
 	id := t.id(i)
 	r := &Record{
@@ -498,13 +503,11 @@ func (t *recordTable) record(i int, engine *search.Engine, it internTable) (*Rec
 	}
 	f := t.flags[i]
 	r.Quarantined, r.Reference = f&tableQuarantined != 0, f&tableReference != 0
-	if _, err := t.restFields(i, r, it); err != nil {
-		return nil, err
-	}
+	t.restFields(i, r)
 	if w := t.window(i); w > 0 {
 		r.Vectors = &Vectors{Model: t.model, Dim: t.dim, windows: w, doc: t.doc(i), engine: engine}
 	}
-	return r, nil
+	return r
 }
 
 // tableID names part p of the record table.
@@ -533,8 +536,9 @@ func (s *state) DeriveSealed(epoch uint64, live func(vaultfmt.ID) bool, seal fun
 	if v.enc != nil {
 		model, dim = v.modelPrefix(), v.enc.Info().Dim
 	}
-	rows := make([]tableRow, 0, len(s.records))
-	for _, r := range s.records {
+	records := s.records.all()
+	rows := make([]tableRow, 0, len(records))
+	for _, r := range records {
 		id, ok := parseID(r.ID)
 		if !ok {
 			continue
@@ -545,7 +549,7 @@ func (s *state) DeriveSealed(epoch uint64, live func(vaultfmt.ID) bool, seal fun
 		}
 		row := tableRow{id: id, seal: sl, r: r, doc: tableNoDoc}
 		if vs := r.Vectors; vs != nil && vs.Len() > 0 {
-			doc, indexed := ix.docOf[r.ID]
+			doc, indexed := ix.docOfID(r.ID)
 			if dim == 0 || !v.hasCurrentVectors(r) || vs.F32 != nil || !r.Live() || !indexed || vs.Dim != dim || vs.Len() > math.MaxUint16 {
 				continue // opened from its item, as without a table
 			}
@@ -601,13 +605,33 @@ func (s *state) SkipOpen() func(vaultfmt.ID, vaultfmt.Kind, vaultfmt.Seal) (uint
 	// The row found here comes back with the item (Change.Cover), so
 	// applyCovered does not search for it again: the searches were a
 	// tenth of an open at 100,000 memories, each step a cache miss.
+	// The payload holds its audit entries in id order, as the table its
+	// audit rows: the row after the last one found is tried first.
+	lastAud := -1
+	e := s.early
 	return func(id vaultfmt.ID, kind vaultfmt.Kind, seal vaultfmt.Seal) (uint32, bool) {
 		switch kind {
 		case kindRecord:
-			i := t.row(id)
+			// The early segment's doc of id names the row in docRow (the
+			// ids compared), faster than a search.
+			i := -1
+			if doc, ok := e.docOf[id]; ok && int64(doc) < int64(len(t.docRow)) {
+				if r := int(t.docRow[doc]); r >= 0 && bytes.Equal(t.id(r), id[:]) {
+					i = r
+				}
+			}
+			if i < 0 {
+				i = t.row(id)
+			}
 			return uint32(i), i >= 0 && bytes.Equal(t.seals[16*i:16*i+16], seal[:])
 		case kindAudit:
-			i := t.auditRow(id)
+			i := lastAud + 1
+			if i >= t.na || !bytes.Equal(t.audIDs[16*i:16*i+16], id[:]) {
+				i = t.auditRow(id)
+			}
+			if i >= 0 {
+				lastAud = i
+			}
 			return uint32(i), i >= 0 && bytes.Equal(t.audSeals[16*i:16*i+16], seal[:])
 		}
 		return 0, false
@@ -640,22 +664,25 @@ func (s *state) openTable(parts map[vaultfmt.ID][]byte) (*recordTable, error) {
 	if t.dim != 0 && t.dim != s.v.enc.Info().Dim {
 		return nil, fmt.Errorf("%w: vectors of %d dimensions", errTable, t.dim)
 	}
+	t.docRow = make([]int32, e.seg.next)
+	for i := range t.docRow {
+		t.docRow[i] = -1
+	}
 	for i := 0; i < t.n; i++ {
 		if t.window(i) == 0 {
 			continue
 		}
-		if doc, ok := e.docOf[vaultfmt.ID(t.id(i))]; !ok || doc != t.doc(i) {
+		doc, ok := e.docOf[vaultfmt.ID(t.id(i))]
+		if !ok || doc != t.doc(i) || int64(doc) >= int64(len(t.docRow)) {
 			return nil, fmt.Errorf("%w: row %d's doc is not the segment's", errTable, i)
 		}
+		t.docRow[doc] = int32(i)
 	}
 	t.matched, t.audMatched = make([]bool, t.n), make([]bool, t.na)
-	if len(s.records) == 0 {
-		// The table says how many records are coming: one map of the
-		// right size instead of growing it a hundred thousand times.
-		s.records = make(map[string]*Record, t.n+t.n/8)
-	}
 	if s.audit.len() == 0 {
-		s.audit.at = make(map[uint64]auditSpan, t.na+t.na/8) // the same for the audit chain
+		// The table says how many entries are coming: one map of the
+		// right size instead of growing it a hundred thousand times.
+		s.audit.at = make(map[uint64]auditSpan, t.na+t.na/8)
 	}
 	return t, nil
 }
@@ -688,12 +715,9 @@ func (s *state) applyCovered(id vaultfmt.ID, kind vaultfmt.Kind, row uint32) err
 		return nil
 	}
 	t.matched[i] = true
-	r, err := t.record(i, s.early.engine, s.intern)
-	if err != nil {
-		t.bad = err
-		return nil
-	}
-	s.putRecord(r)
+	// The row stays a row (recordSet): PayloadEnd hands the table to the
+	// record set once it has covered the payload exactly.
+	s.maxSeq = max(s.maxSeq, t.seqAt(i))
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -59,11 +60,11 @@ func varied(t *testing.T, h *harness, v *Vault) (ids []string) {
 // bodies (every field, vectors included, as an update would write them).
 func recordsEqual(t *testing.T, got, want *Vault) {
 	t.Helper()
-	if len(got.st.records) != len(want.st.records) {
-		t.Fatalf("%d records, want %d", len(got.st.records), len(want.st.records))
+	if got.st.records.len() != want.st.records.len() {
+		t.Fatalf("%d records, want %d", got.st.records.len(), want.st.records.len())
 	}
-	for id, w := range want.st.records {
-		g := got.st.records[id]
+	for id, w := range want.st.records.all() {
+		g := got.st.records.get(id)
 		if g == nil {
 			t.Fatalf("record %s is missing", id)
 		}
@@ -105,6 +106,67 @@ func openFull(t *testing.T, h *harness) *Vault {
 	return v
 }
 
+// filteredRanking is the answers to searches whose filters read every
+// field a search filter does (tags, namespace, dates, reference facts),
+// with and without a fill to TopK.
+func filteredRanking(t *testing.T, v *Vault) []string {
+	t.Helper()
+	yes := true
+	var out []string
+	for i, req := range []SearchRequest{
+		{Query: "release train", Tags: []string{"release"}},
+		{Query: "release train", Namespace: "team", TopK: 30},
+		{Query: "Nadia tabs", TopK: 50, Since: "2000-01-01", Until: "2999-12-31"},
+		{Query: "staging database port", TopK: 400, DiscoveredSince: "2026-01-01"},
+		{Query: "café", TopK: 400, DiscoveredUntil: "2026-01-02"},
+		{Query: "the", TopK: 1000, IncludeReference: &yes},
+		{Query: "ignore instructions key", ReferenceOnly: true},
+	} {
+		hits, err := v.Search(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		for _, h := range hits {
+			fmt.Fprintf(&b, "%s:%.12f ", h.ID, h.Score)
+		}
+		out = append(out, fmt.Sprintf("%d → %d: %s", i, len(hits), b.String()))
+	}
+	return out
+}
+
+// rowScans is what the commands that scan only the filter fields answer
+// (status counts, recent, namespaces, the expiry sweep's choice).
+func rowScans(t *testing.T, v *Vault) []string {
+	t.Helper()
+	st, err := v.Status()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := []string{fmt.Sprintf("status %d %d %d %d %d %d %d %d", st.Records, st.Live, st.Superseded, st.ReferenceRecords, st.PackRecords, st.OrganicRecords, st.Namespaces, st.Model.Unembedded)}
+	for _, all := range []bool{false, true} {
+		recent, err := v.Recent(RecentRequest{Limit: 40, All: all})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range recent {
+			out = append(out, fmt.Sprintf("recent %v %s %d", all, r.ID, r.Seq))
+		}
+	}
+	ns, err := v.Namespaces()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out = append(out, fmt.Sprintf("namespaces %+v", ns))
+	v.mu.Lock()
+	now := v.now
+	v.now = func() time.Time { return time.Date(2027, 3, 1, 0, 0, 0, 0, time.UTC) }
+	out = append(out, fmt.Sprintf("expired %v", v.expiredIDs()))
+	v.now = now
+	v.mu.Unlock()
+	return out
+}
+
 // TestRecordTableOpensAsTheFullReplay: a vault compacted with a record
 // table opens from it (its records' items left sealed) with records equal
 // field for field to a full replay's, searches answering the same, and
@@ -136,16 +198,43 @@ func TestRecordTableOpensAsTheFullReplay(t *testing.T) {
 	if r.st.table != nil || r.st.tableParts != nil {
 		t.Error("the table's bytes are kept after the open")
 	}
+	// The searches first, while the table's records are still rows: a
+	// search builds only the records it returns.
+	set := &r.st.records
+	if set.t == nil || set.left < r.st.tableRecords-3 {
+		t.Fatalf("the open built the table's records: %d of %d rows left", set.left, r.st.tableRecords)
+	}
+	left := set.left
+	if hits, err := r.Search(SearchRequest{Query: "release train", TopK: 3}); err != nil || len(hits) != 3 || set.left < left-3 {
+		t.Errorf("a search of 3 built %d records (%d hits, %v)", left-set.left, len(hits), err)
+	}
+	if got := ranking(t, r, queries); !slices.Equal(got, want) {
+		t.Errorf("from the table:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	filtered := filteredRanking(t, r)
+	scans := rowScans(t, r)
+	if set.t == nil {
+		t.Error("a search or a scan of the filter fields built every record")
+	}
+	if rep, err := r.CheckIndex(); err != nil || !rep.OK {
+		t.Errorf("index check from the table: %+v, %v", rep, err)
+	}
 	full := openFull(t, h)
+	if want := rowScans(t, full); !slices.Equal(scans, want) {
+		t.Errorf("scans, from the table's rows:\n%s\nwant\n%s", strings.Join(scans, "\n"), strings.Join(want, "\n"))
+	}
+	if want := filteredRanking(t, full); !slices.Equal(filtered, want) {
+		t.Errorf("filtered, from the table's rows:\n%s\nwant\n%s", strings.Join(filtered, "\n"), strings.Join(want, "\n"))
+	}
 	recordsEqual(t, r, full)
 	auditEqual(t, r, full)
 	if got := ranking(t, r, queries); !slices.Equal(got, want) {
-		t.Errorf("from the table:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		t.Errorf("with every record built:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	// A record from the table whose item is written again (superseded)
 	// keeps its vectors: they are read back from the index.
 	var old *Record
-	for _, rec := range r.st.records {
+	for _, rec := range r.st.records.all() {
 		if rec.Live() && rec.Vectors != nil && rec.Vectors.engine != nil && !rec.Reference {
 			old = rec
 			break
@@ -197,10 +286,7 @@ func TestRecordTableRoundTrip(t *testing.T) {
 		if i < 0 {
 			t.Fatalf("row of %s not found", want.ID)
 		}
-		got, err := tb.record(i, nil, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		got := tb.record(i, nil)
 		if !bytes.Equal(encodeRecord(got), encodeRecord(want)) || got.Created != want.Created || got.Affirmed != want.Affirmed {
 			t.Errorf("row %d:\n%+v\nwant\n%+v", i, *got, *want)
 		}
@@ -249,10 +335,7 @@ func tableRows(t *testing.T, tb *recordTable) []tableRow {
 	t.Helper()
 	rows := make([]tableRow, tb.n)
 	for i := range rows {
-		r, err := tb.record(i, nil, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := tb.record(i, nil)
 		r.Vectors = nil
 		copy(rows[i].id[:], tb.id(i))
 		copy(rows[i].seal[:], tb.seals[16*i:])
@@ -401,7 +484,7 @@ func TestShredLeavesNothingInTheTable(t *testing.T) {
 	if _, err := r.Forget(secret.ID, true); err != nil {
 		t.Fatal(err)
 	}
-	for _, rec := range r.st.records {
+	for _, rec := range r.st.records.all() {
 		if strings.Contains(rec.Text, "zebraquartzite") {
 			t.Fatal("the shredded claim is still among the records")
 		}
@@ -460,13 +543,13 @@ func TestRecordTableGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := tb.record(1, nil, nil)
-	if err != nil || got.Text != "yo" || !got.Quarantined || got.Caller != "cli" || !slices.Equal(got.Tags, []string{"t"}) || got.Vectors != nil {
-		t.Fatalf("row 1: %+v, %v", got, err)
+	got := tb.record(1, nil)
+	if got.Text != "yo" || !got.Quarantined || got.Caller != "cli" || !slices.Equal(got.Tags, []string{"t"}) || got.Vectors != nil {
+		t.Fatalf("row 1: %+v", got)
 	}
-	got, err = tb.record(0, nil, nil)
-	if err != nil || got.Vectors == nil || got.Vectors.windows != 2 || got.Vectors.doc != 5 || got.Vectors.Dim != 4 {
-		t.Fatalf("row 0: %+v, %v", got, err)
+	got = tb.record(0, nil)
+	if got.Vectors == nil || got.Vectors.windows != 2 || got.Vectors.doc != 5 || got.Vectors.Dim != 4 {
+		t.Fatalf("row 0: %+v", got)
 	}
 	if id := tableID(1); hex.EncodeToString(id[:]) != "ff7265636f7264207461626c65000001" {
 		t.Errorf("part 1 id %x", id)
@@ -506,16 +589,35 @@ func FuzzDecodeTable(f *testing.F) {
 		for _, row := range rows {
 			want = append(want, encodeRecord(row.r))
 		}
+		// What an open reads of a row without building it (the facet, the
+		// search metadata, liveness) is what the built record says, and
+		// the slimmed table builds the same records.
+		slim := tb.slim()
+		for i := range rows {
+			rec := tb.record(i, nil)
+			f, rf := tb.facet(i), facetOf(rec)
+			f.t, f.row, rf.r = nil, 0, nil
+			if f.vectors != rf.vectors || f.vectors && f.model != rf.model {
+				t.Fatalf("row %d: vectors %v %x, the record's %v %x", i, f.vectors, f.model, rf.vectors, rf.model)
+			}
+			f.vectors, f.model, rf.vectors, rf.model = false, [8]byte{}, false, [8]byte{}
+			if !reflect.DeepEqual(f, rf) || tb.superseded[i] == rec.Live() {
+				t.Fatalf("row %d: facet %+v, the record's %+v (superseded %v)", i, f, rf, tb.superseded[i])
+			}
+			if m, rm := tb.meta(i), metaOf(rec); !reflect.DeepEqual(m, rm) {
+				t.Fatalf("row %d: meta %+v, the record's %+v", i, m, rm)
+			}
+			if !bytes.Equal(encodeRecord(slim.record(i, nil)), encodeRecord(rec)) {
+				t.Fatalf("row %d differs in the slimmed table", i)
+			}
+		}
 		auds := tableAudits(tb)
 		back, err := decodeTable(encodeTable(tb.epoch, tb.model, tb.dim, rows, auds))
 		if err != nil {
 			t.Fatalf("re-encoded table refused: %v", err)
 		}
 		for i := range rows {
-			got, err := back.record(i, nil, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			got := back.record(i, nil)
 			got.Vectors = nil
 			if !bytes.Equal(encodeRecord(got), want[i]) {
 				t.Fatalf("row %d differs after a round trip", i)
@@ -527,4 +629,55 @@ func FuzzDecodeTable(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestRowsTakeWrites: writes to records that are still table rows
+// (supersede, forget, an opinion's re-affirmation) index and unindex them
+// as they do records, searches agree with a full replay of the same file,
+// and only the records written and returned are built.
+func TestRowsTakeWrites(t *testing.T) {
+	h := newHarness(t, bowEncoder{})
+	v := h.open("user")
+	ids := varied(t, h, v)
+	if err := v.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	v.Close()
+
+	r := h.open("user")
+	set := &r.st.records
+	if !r.st.tableUsed || set.t == nil {
+		t.Fatalf("the record table was not used: %v / %v", r.st.tableErr, r.st.tableRetry)
+	}
+	// Three rows: one superseded, one forgotten, one re-stated.
+	hits, err := r.Search(SearchRequest{Query: "staging database port", TopK: 3})
+	if err != nil || len(hits) != 3 {
+		t.Fatalf("%d hits, %v", len(hits), err)
+	}
+	h.store(r, StoreRequest{Text: "The staging database listens on a new port now", Supersedes: []string{hits[0].ID}})
+	if _, err := r.Forget(hits[1].ID, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Forget(ids[4], false); err != nil {
+		t.Fatal(err)
+	}
+	h.store(r, StoreRequest{Text: "Nadia prefers tabs over spaces", Kind: KindOpinion, Expires: "2027-01-31"})
+	if set.t == nil || set.left < r.st.tableRecords-12 {
+		t.Errorf("the writes built %d records", r.st.tableRecords-set.left)
+	}
+	if rep, err := r.CheckIndex(); err != nil || !rep.OK {
+		t.Errorf("index check: %+v, %v", rep, err)
+	}
+	queries := append(segmentQueries(), "release train", "Nadia tabs", "café", "staging database new port")
+	got, scans := ranking(t, r, queries), rowScans(t, r)
+	r.Close()
+
+	full := openFull(t, h)
+	defer full.Close()
+	if want := ranking(t, full, queries); !slices.Equal(got, want) {
+		t.Errorf("after writes to rows:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if want := rowScans(t, full); !slices.Equal(scans, want) {
+		t.Errorf("scans after writes to rows:\n%s\nwant\n%s", strings.Join(scans, "\n"), strings.Join(want, "\n"))
+	}
 }

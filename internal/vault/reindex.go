@@ -74,12 +74,12 @@ func (v *Vault) Reindex(opts ReindexOptions) (int, error) {
 // needEmbedding lists records lacking current vectors, oldest first.
 func (v *Vault) needEmbedding(all bool) []string {
 	var ids []string
-	for id, r := range v.st.records {
+	for id, r := range v.st.records.all() {
 		if all || !v.hasCurrentVectors(r) {
 			ids = append(ids, id)
 		}
 	}
-	sort.Slice(ids, func(i, j int) bool { return v.st.records[ids[i]].Seq < v.st.records[ids[j]].Seq })
+	sort.Slice(ids, func(i, j int) bool { return v.st.records.get(ids[i]).Seq < v.st.records.get(ids[j]).Seq })
 	return ids
 }
 
@@ -94,7 +94,7 @@ func (v *Vault) hasCurrentVectors(r *Record) bool {
 func (v *Vault) reembed(ids []string) error {
 	recs := make([]*Record, 0, len(ids))
 	for _, id := range ids {
-		if r, ok := v.st.records[id]; ok {
+		if r, ok := v.st.records.lookup(id); ok {
 			cp := *r
 			recs = append(recs, &cp)
 		}
@@ -118,10 +118,10 @@ func (v *Vault) unembedded() int {
 		return 0
 	}
 	n := 0
-	for _, r := range v.st.records {
-		if !v.hasCurrentVectors(r) {
+	v.st.records.facets(func(r facet) {
+		if !r.vectors || r.model != v.model { // hasCurrentVectors
 			n++
 		}
-	}
+	})
 	return n
 }

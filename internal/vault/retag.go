@@ -178,7 +178,7 @@ func (v *Vault) retagCandidates() ([]*Record, error) {
 		return nil, err
 	}
 	var recs []*Record
-	for _, r := range v.st.records {
+	for _, r := range v.st.records.all() {
 		if r.Live() && !r.Reference && r.Vectors != nil && r.Vectors.Len() > 0 && v.checkWrite(r.Namespace) == nil {
 			recs = append(recs, r)
 		}

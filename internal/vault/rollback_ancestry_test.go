@@ -60,8 +60,8 @@ func TestDivergentCopyCompactedElsewhereRefused(t *testing.T) {
 			if err != nil {
 				t.Fatalf("accept: %v", err)
 			}
-			if len(v.st.records) != 5 {
-				t.Fatalf("the accepted copy has %d records, want A and the four", len(v.st.records))
+			if v.st.records.len() != 5 {
+				t.Fatalf("the accepted copy has %d records, want A and the four", v.st.records.len())
 			}
 			v.Close()
 			h.mustOpen().Close()
@@ -82,8 +82,8 @@ func TestForwardCopyCompactedElsewhereAccepted(t *testing.T) {
 			h.elsewhereCompacted(cp, compactions, fourElsewhere...)
 			h.restore(cp)
 			v := h.mustOpen()
-			if len(v.st.records) != 6 {
-				t.Fatalf("%d records, want 6", len(v.st.records))
+			if v.st.records.len() != 6 {
+				t.Fatalf("%d records, want 6", v.st.records.len())
 			}
 			h.store(v, StoreRequest{Text: "fact C"})
 			v.Close()
@@ -107,7 +107,7 @@ func TestCopyCompactedBeyondTheRecordRefused(t *testing.T) {
 		t.Fatalf("a copy compacted 9 times elsewhere: %v", err)
 	}
 	v, err := h.openErr(true)
-	if err != nil || len(v.st.records) != 6 {
+	if err != nil || v.st.records.len() != 6 {
 		t.Fatalf("accept: %v", err)
 	}
 }

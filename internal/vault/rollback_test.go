@@ -101,8 +101,8 @@ func TestRollbackRefused(t *testing.T) {
 	if err != nil {
 		t.Fatalf("accept: %v", err)
 	}
-	if len(v.st.records) != 1 {
-		t.Fatalf("the restored copy has %d records", len(v.st.records))
+	if v.st.records.len() != 1 {
+		t.Fatalf("the restored copy has %d records", v.st.records.len())
 	}
 	v.Close()
 	h.mustOpen().Close() // the accepted state is now the newest
@@ -230,8 +230,8 @@ func TestLongerDivergentCopyRefused(t *testing.T) {
 	if err != nil {
 		t.Fatalf("accept: %v", err)
 	}
-	if len(v.st.records) != 5 {
-		t.Fatalf("the accepted copy has %d records, want A and the four", len(v.st.records))
+	if v.st.records.len() != 5 {
+		t.Fatalf("the accepted copy has %d records, want A and the four", v.st.records.len())
 	}
 	v.Close()
 	h.mustOpen().Close() // accepted once: now the newest state
@@ -247,8 +247,8 @@ func TestLongerCopyOfSameHistoryAccepted(t *testing.T) {
 	h.elsewhere(cp, fourElsewhere...)
 	h.restore(cp)
 	v := h.mustOpen()
-	if len(v.st.records) != 6 {
-		t.Fatalf("%d records, want 6", len(v.st.records))
+	if v.st.records.len() != 6 {
+		t.Fatalf("%d records, want 6", v.st.records.len())
 	}
 	h.store(v, StoreRequest{Text: "fact C"})
 	v.Close()

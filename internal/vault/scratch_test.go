@@ -39,11 +39,11 @@ func TestWindowsKeptFromAReplayAreTheirOwn(t *testing.T) {
 	useSegments = false
 	defer func() { useSegments = true }()
 	plain := h.open("user")
-	if len(plain.st.records) != len(r.st.records) {
-		t.Fatalf("%d records, want %d", len(r.st.records), len(plain.st.records))
+	if plain.st.records.len() != r.st.records.len() {
+		t.Fatalf("%d records, want %d", r.st.records.len(), plain.st.records.len())
 	}
-	for id, rec := range r.st.records {
-		if !bytes.Equal(encodeRecord(rec), encodeRecord(plain.st.records[id])) {
+	for id, rec := range r.st.records.all() {
+		if !bytes.Equal(encodeRecord(rec), encodeRecord(plain.st.records.get(id))) {
 			t.Fatalf("record %s reads back other windows than it stored", id)
 		}
 	}

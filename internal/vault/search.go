@@ -132,6 +132,7 @@ func (v *Vault) Recall(req SearchRequest) (SearchResult, error) {
 	}
 	ix := v.st.index
 	keep := v.searchFilter(req)
+	keepFacet := v.facetFilter(req)
 	// Memories replaced since the time asked about take part in this
 	// search only.
 	then := v.validThen(span, keep)
@@ -151,12 +152,17 @@ func (v *Vault) Recall(req SearchRequest) (SearchResult, error) {
 	}
 	results, err := ix.engine.Search(search.Query{
 		Text: req.Query, Vector: qvec, TopK: topK, Namespaces: v.population(req),
-		Filter: func(doc uint32) bool { return keep(ix.recOf[doc]) },
-		Now:    v.now(), Explain: req.Explain,
+		Filter: func(doc uint32) bool {
+			// From the row when the record is one: the filter sees most of
+			// the candidates, and a fill every record.
+			f, ok := ix.facet(doc)
+			return ok && keepFacet(f)
+		},
+		Now: v.now(), Explain: req.Explain,
 	})
 	hits := make([]SearchHit, 0, len(results))
 	for _, res := range results {
-		r := ix.recOf[res.Doc]
+		r := ix.rec(res.Doc)
 		h := hitOf(r, res.Score)
 		h.Confidence, h.Match = res.Confidence, res.Match
 		if res.Explain != nil {
@@ -213,6 +219,18 @@ func checkDates(req SearchRequest) error {
 
 // searchFilter returns the test a ranked record must pass to be returned.
 func (v *Vault) searchFilter(req SearchRequest) func(*Record) bool {
+	keep := v.facetFilter(req)
+	return func(r *Record) bool {
+		if r == nil {
+			return false
+		}
+		f := facetOf(r)
+		return keep(f)
+	}
+}
+
+// facetFilter is searchFilter on a record's facet (a table row's too).
+func (v *Vault) facetFilter(req SearchRequest) func(facet) bool {
 	today := v.today().Format(DateLayout)
 	includeRef := v.cfg.Settings.IncludeReferenceInSearch
 	if req.IncludeReference != nil {
@@ -224,10 +242,7 @@ func (v *Vault) searchFilter(req SearchRequest) func(*Record) bool {
 	// Most candidates share a namespace with the one before: a one-entry
 	// cache in front of the map saves hashing the name for each of them.
 	lastNS, lastReadable := "", false
-	return func(r *Record) bool {
-		if r == nil {
-			return false
-		}
+	return func(r facet) bool {
 		readable := lastReadable
 		if r.Namespace != lastNS || lastNS == "" {
 			var seen bool
@@ -254,7 +269,7 @@ func (v *Vault) searchFilter(req SearchRequest) func(*Record) bool {
 			req.DiscoveredUntil != "" && r.Discovered > req.DiscoveredUntil:
 			return false
 		}
-		return hasTags(r.Tags, req.Tags)
+		return len(req.Tags) == 0 || hasTags(r.tags(), req.Tags)
 	}
 }
 

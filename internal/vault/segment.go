@@ -23,6 +23,7 @@ package vault
 // id segmentIDPrefix || part u16 (big-endian).
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -214,17 +215,18 @@ func (s *state) Derive(epoch uint64, live func(vaultfmt.ID) bool) ([]vaultfmt.It
 	}
 	ix := s.index
 	seg := &segment{epoch: epoch, model: s.v.modelPrefix(), next: ix.next}
-	docs := make([]uint32, 0, len(ix.recOf))
-	for doc := range ix.recOf {
-		docs = append(docs, doc)
+	type docID struct {
+		doc uint32
+		id  vaultfmt.ID
 	}
-	sort.Slice(docs, func(i, j int) bool { return docs[i] < docs[j] })
-	for _, doc := range docs {
-		id, ok := parseID(ix.recOf[doc].ID)
-		if !ok || !live(id) {
+	docs := make([]docID, 0, ix.live())
+	ix.eachID(func(doc uint32, id vaultfmt.ID) { docs = append(docs, docID{doc, id}) })
+	sort.Slice(docs, func(i, j int) bool { return docs[i].doc < docs[j].doc })
+	for _, d := range docs {
+		if d.id == (vaultfmt.ID{}) || !live(d.id) {
 			return nil, nil
 		}
-		seg.ids, seg.docs = append(seg.ids, id), append(seg.docs, doc)
+		seg.ids, seg.docs = append(seg.ids, d.id), append(seg.docs, d.doc)
 	}
 	ix.engine.SettleVectors()
 	snap, err := ix.engine.Snapshot()
@@ -328,6 +330,11 @@ func (s *state) PayloadEnd(epoch uint64) error {
 		}
 		return err
 	}
+	if t := s.table; t != nil && t.skipping {
+		// The rows cover the payload's records exactly: they answer for
+		// them from now on (a refusal below replays the file again).
+		s.records.adoptTable(t, early.engine)
+	}
 	var seg *segment
 	var engine *search.Engine
 	var err error
@@ -411,7 +418,7 @@ func (s *state) decodeSegmentParts(parts map[vaultfmt.ID][]byte) (*segment, int,
 // unshare takes back the windows that records gave up to engine, before
 // it is thrown away.
 func (s *state) unshare(engine *search.Engine) {
-	for _, r := range s.records {
+	for _, r := range s.records.all() {
 		if vs := r.Vectors; vs != nil && vs.engine == engine {
 			vs.reclaim()
 		}
@@ -426,35 +433,91 @@ func (s *state) adoptSegment(epoch uint64, seg *segment, engine *search.Engine) 
 	if seg.epoch != epoch {
 		return nil, fmt.Errorf("%w: written at epoch %d, the payload is epoch %d", errSegment, seg.epoch, epoch)
 	}
-	live := 0
-	for _, r := range s.records {
+	set := &s.records
+	live, liveRows := 0, 0
+	for _, r := range set.m {
 		if r.Live() {
 			live++
 		}
 	}
+	if t := set.t; t != nil {
+		for i, out := range set.out {
+			if !out && !t.superseded[i] {
+				liveRows++
+			}
+		}
+	}
+	live += liveRows
 	if live != len(seg.ids) {
 		return nil, fmt.Errorf("%w: covers %d records, the payload has %d", errSegment, len(seg.ids), live)
 	}
-	ix := newIndex(v)
-	ix.sizeFor(len(seg.ids))
+	ix := newIndex(v, set)
+	// The maps ready for the records that are not rows, so a restore
+	// fills them without growing them step by step.
+	ix.docOf, ix.recOf = make(map[string]uint32, live-liveRows), make(map[uint32]*Record, live-liveRows)
 	ix.next = seg.next
+	if t := set.t; t != nil {
+		// The table's rows are indexed as rows (index.rows), with no
+		// *Record built and no map entry each.
+		ix.tab, ix.rows, ix.rowDoc = t, make([]int32, seg.next), make([]uint32, t.n)
+		for i := range ix.rows {
+			ix.rows[i] = -1
+		}
+		for i := range ix.rowDoc {
+			ix.rowDoc[i] = tableNoDoc
+		}
+	}
+	// hint[doc] is the row whose doc column names doc: the row of the
+	// record there, unless the ids differ (checked), without a search.
+	var hint []int32
+	if set.t != nil {
+		hint = set.t.docRow
+	}
 	meta := make([]search.DocMeta, len(seg.ids))
-	// recs[i] is the record of seg.ids[i]: the checks below walk it in
-	// doc order instead of iterating and probing the maps again.
+	// recs[i] is the record of seg.ids[i] when it is one, not a row: the
+	// checks below walk it in doc order instead of probing the maps
+	// again.
 	recs := make([]*Record, len(seg.ids))
 	windows := 0
 	var hexID [32]byte
 	for i, id := range seg.ids {
+		doc := seg.docs[i]
 		hex.Encode(hexID[:], id[:])
-		r := s.records[string(hexID[:])] // no allocation for the lookup
+		r := set.m[string(hexID[:])] // no allocation for the lookup
+		if r == nil && set.t != nil {
+			var row int
+			if int64(doc) < int64(len(hint)) && hint[doc] >= 0 && bytes.Equal(set.t.id(int(hint[doc])), id[:]) {
+				row = int(hint[doc])
+			} else {
+				row = set.t.row(id)
+			}
+			if row >= 0 && !set.out[row] {
+				// A row: live, not listed before, indexed under doc.
+				if set.t.superseded[row] {
+					ix.engine.Close()
+					return nil, fmt.Errorf("%w: record %x is not live", errSegment, id)
+				}
+				if ix.rowDoc[row] != tableNoDoc || int64(doc) >= int64(len(ix.rows)) || ix.rows[doc] >= 0 {
+					ix.engine.Close()
+					return nil, fmt.Errorf("%w: record %x is listed twice", errSegment, id)
+				}
+				ix.rows[doc], ix.rowDoc[row] = int32(row), doc
+				ix.tabled++
+				meta[i] = set.t.meta(row)
+				ix.countNamespace(meta[i].Namespace, +1)
+				// Its windows are the engine's under this doc: openTable
+				// checked the doc against the segment's.
+				windows += set.t.window(row)
+				continue
+			}
+		}
 		if r == nil || !r.Live() {
 			ix.engine.Close()
 			return nil, fmt.Errorf("%w: record %x is not live", errSegment, id)
 		}
-		doc := seg.docs[i]
 		// One map operation, not a lookup and then a store: a record
 		// listed twice leaves the map short of an entry.
-		if ix.docOf[r.ID] = doc; len(ix.docOf) != i+1 {
+		if ix.docOf[r.ID] = doc; len(ix.docOf) != i+1-ix.tabled {
 			ix.engine.Close()
 			return nil, fmt.Errorf("%w: record %x is listed twice", errSegment, id)
 		}
@@ -482,6 +545,9 @@ func (s *state) adoptSegment(epoch uint64, seg *segment, engine *search.Engine) 
 		return nil, fmt.Errorf("%w: %d vectors, the records have %d", errSegment, got, windows)
 	}
 	for i, r := range recs {
+		if r == nil {
+			continue // a row
+		}
 		doc, vs := seg.docs[i], r.Vectors
 		if !v.hasCurrentVectors(r) || vs.F32 != nil || vs.engine == engine && vs.doc == doc {
 			continue
@@ -494,9 +560,15 @@ func (s *state) adoptSegment(epoch uint64, seg *segment, engine *search.Engine) 
 	// give up their copies: a rejected one leaves them as the rebuild
 	// needs them (and unshare returns those given up early).
 	for i, r := range recs {
+		if r == nil {
+			continue
+		}
 		if vs := r.Vectors; v.hasCurrentVectors(r) && vs.F32 == nil && len(vs.I8) > 0 {
 			vs.I8, vs.Scales, vs.windows, vs.doc, vs.engine = nil, nil, len(vs.I8), seg.docs[i], engine
 		}
+	}
+	if set.t != nil {
+		set.t.docRow = nil // the open's hint, stale after the first write
 	}
 	return ix, nil
 }
@@ -520,7 +592,7 @@ var (
 // needsCheckpoint reports whether a journal of frames frames is due for a
 // new segment.
 func (s *state) needsCheckpoint(frames int) bool {
-	n := len(s.index.recOf)
+	n := s.index.live()
 	return n >= checkpointMinRecords && frames >= max(checkpointFrames, n/100)
 }
 

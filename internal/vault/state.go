@@ -13,7 +13,7 @@ import (
 // writes; the vault applies its own writes to it after they are durable.
 type state struct {
 	v         *Vault
-	records   map[string]*Record
+	records   recordSet
 	relations map[string]*Relation
 	audit     auditChain
 	maxSeq    uint64
@@ -64,7 +64,7 @@ func newState(v *Vault) *state {
 
 // Reset implements vaultfmt.Handler.
 func (s *state) Reset() {
-	s.records = map[string]*Record{}
+	s.records = newRecordSet()
 	s.relations = map[string]*Relation{}
 	s.audit = auditChain{}
 	s.maxSeq = 0
@@ -74,7 +74,7 @@ func (s *state) Reset() {
 	if s.early != nil {
 		s.early.close()
 	}
-	s.index = newIndex(s.v)
+	s.index = newIndex(s.v, &s.records)
 	s.loading = true
 	s.intern = internTable{}
 	s.vecScratch = nil
@@ -91,7 +91,7 @@ func (s *state) settle() error {
 		return nil
 	}
 	s.loading = false
-	return s.index.build(s.records)
+	return s.index.build(s.records.all())
 }
 
 // Apply implements vaultfmt.Handler.
@@ -153,8 +153,9 @@ func (s *state) Apply(c vaultfmt.Change) error {
 }
 
 func (s *state) putRecord(r *Record) {
-	old, had := s.records[r.ID]
-	s.records[r.ID] = r
+	old := s.records.get(r.ID)
+	had := old != nil
+	s.records.put(r)
 	s.maxSeq = max(s.maxSeq, r.Seq)
 	if s.loading {
 		if had && old.Vectors != nil && s.early != nil && old.Vectors.engine == s.early.engine {
@@ -172,11 +173,11 @@ func (s *state) putRecord(r *Record) {
 }
 
 func (s *state) remove(id string) {
-	if r, ok := s.records[id]; ok {
+	if r := s.records.get(id); r != nil {
 		if !s.loading {
 			s.index.remove(r)
 		}
-		delete(s.records, id)
+		s.records.del(id)
 	}
 	delete(s.relations, id)
 	if raw, ok := parseID(id); ok && isAuditID(raw) {

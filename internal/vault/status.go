@@ -44,12 +44,12 @@ func (v *Vault) Status() (Status, error) {
 		s.AuditHead = hex.EncodeToString(v.st.audit.headHash[:8])
 	}
 	namespaces := map[string]bool{}
-	for _, r := range v.st.records {
+	v.st.records.facets(func(r facet) {
 		s.Records++
 		namespaces[r.Namespace] = true
-		if !r.Live() {
+		if !r.Live {
 			s.Superseded++
-			continue
+			return
 		}
 		s.Live++
 		switch {
@@ -60,7 +60,7 @@ func (v *Vault) Status() (Status, error) {
 		default:
 			s.OrganicRecords++
 		}
-	}
+	})
 	s.Namespaces = len(namespaces)
 	for _, sl := range h.Slots {
 		kind := SlotKindPassphrase

@@ -93,7 +93,7 @@ func TestStoreProfile(t *testing.T) {
 	}
 	p := func(d []time.Duration, q float64) time.Duration { return d[int(q*float64(len(d)-1))] }
 	t.Logf("%d records: %d of %d stored; store wall p50 %v p95 %v, cpu p50 %v p95 %v; bare fsync p50 %v p95 %v; store beyond its neighbour's fsync p50 %v p95 %v",
-		len(v.st.records), stored, n, p(wall, 0.5), p(wall, 0.95), p(cpu, 0.5), p(cpu, 0.95), p(sync, 0.5), p(sync, 0.95), p(beyond, 0.5), p(beyond, 0.95))
+		v.st.records.len(), stored, n, p(wall, 0.5), p(wall, 0.95), p(cpu, 0.5), p(cpu, 0.95), p(sync, 0.5), p(sync, 0.95), p(beyond, 0.5), p(beyond, 0.95))
 }
 
 func copyFile(t *testing.T, from, to string) {

@@ -61,20 +61,20 @@ func (v *Vault) tellSync(changes []vaultfmt.Change) error {
 		switch {
 		case c.Op == vaultfmt.OpDelete:
 			_, rel := v.st.relations[id]
-			if _, rec := v.st.records[id]; !rec && !rel {
+			if _, rec := v.st.records.lookup(id); !rec && !rel {
 				continue // an audit entry or an unknown item
 			}
 			out = append(out, SyncChange{ID: id, Deleted: true, Shred: shredded[id], WasRelation: rel,
-				Before: v.st.records[id]})
-			if shredded[id] && v.st.records[id] != nil {
-				out = append(out, v.foldedTwins(v.st.records[id])...)
+				Before: v.st.records.get(id)})
+			if shredded[id] && v.st.records.get(id) != nil {
+				out = append(out, v.foldedTwins(v.st.records.get(id))...)
 			}
 		case c.Item.Kind == kindRecord:
 			r, err := decodeRecord(id, c.Item.Body)
 			if err != nil {
 				return err
 			}
-			out = append(out, SyncChange{ID: id, Record: r, Before: v.st.records[id]})
+			out = append(out, SyncChange{ID: id, Record: r, Before: v.st.records.get(id)})
 		case c.Item.Kind == kindRelation:
 			rel, err := decodeRelation(id, c.Item.Body)
 			if err != nil {
@@ -100,14 +100,14 @@ func (v *Vault) tellSync(changes []vaultfmt.Change) error {
 func (v *Vault) foldedTwins(r *Record) []SyncChange {
 	key := ClaimKey(r)
 	root := r
-	if w := v.st.records[r.SupersededBy]; r.SupersededBy != "" && w != nil && ClaimKey(w) == key {
+	if w := v.st.records.get(r.SupersededBy); r.SupersededBy != "" && w != nil && ClaimKey(w) == key {
 		root = w
 	}
 	var out []SyncChange
 	if root != r {
 		out = append(out, SyncChange{ID: root.ID, Deleted: true, Shred: true, Before: root})
 	}
-	for id, twin := range v.st.records {
+	for id, twin := range v.st.records.all() {
 		if id != r.ID && twin.SupersededBy == root.ID && ClaimKey(twin) == key {
 			out = append(out, SyncChange{ID: id, Deleted: true, Shred: true, Before: twin})
 		}
@@ -156,7 +156,7 @@ func (v *Vault) MergeSync(plan func(SyncContents) (SyncPlan, error)) (SyncPlan, 
 	var done SyncPlan
 	var shred []vaultfmt.ID
 	err := v.update(func() ([]vaultfmt.Change, error) {
-		p, err := plan(SyncContents{Records: v.st.records, Relations: v.st.relations,
+		p, err := plan(SyncContents{Records: v.st.records.all(), Relations: v.st.relations,
 			VaultID: v.file.Header().VaultID, MasterKey: v.file.MasterKey()})
 		if err != nil || p.Empty() {
 			done = p
@@ -167,7 +167,7 @@ func (v *Vault) MergeSync(plan func(SyncContents) (SyncPlan, error)) (SyncPlan, 
 		}
 		b := v.newBatch()
 		for _, r := range p.Records {
-			if old, ok := v.st.records[r.ID]; ok {
+			if old, ok := v.st.records.lookup(r.ID); ok {
 				r.Seq = old.Seq
 			} else {
 				b.seq++

@@ -1,0 +1,242 @@
+package vault
+
+import (
+	"encoding/binary"
+	"math"
+	"time"
+
+	"github.com/compartment/compartment/internal/search"
+	"github.com/compartment/compartment/vaultfmt"
+)
+
+// recordSet is the vault's records by id. After an open that took its
+// records from a record table (FORMAT.md §3.6) the table's rows stay rows:
+// a *Record is built only when one is asked for (a search's results, the
+// record a write touches), and kept from then on, so each record has one
+// *Record however it is reached. Building all of them up front was half
+// of a 100,000-memory open and a quarter of its heap.
+//
+// A scan (all) builds every remaining row once and drops the table: the
+// set is then the plain map it was before, for export, audit, status and
+// the other commands that read every record anyway.
+type recordSet struct {
+	m map[string]*Record // built or written records (every record once t is nil)
+	t *recordTable       // rows not yet built, nil when none
+	// out[i]: row i no longer answers for its id (built into m,
+	// replaced or deleted); left counts the rows that still do.
+	out  []bool
+	left int
+	// engine holds the int8 windows of the table's indexed rows.
+	engine *search.Engine
+}
+
+func newRecordSet() recordSet { return recordSet{m: map[string]*Record{}} }
+
+// adoptTable lets t's rows answer for their ids, their vectors in
+// engine. A record already in m (a payload item the table did not
+// cover) wins over a row of the same id.
+func (s *recordSet) adoptTable(t *recordTable, engine *search.Engine) {
+	t = t.slim()
+	s.t, s.engine, s.out, s.left = t, engine, make([]bool, t.n), t.n
+	for id := range s.m {
+		if raw, ok := parseID(id); ok {
+			if i := t.row(raw); i >= 0 {
+				s.out[i] = true
+				s.left--
+			}
+		}
+	}
+}
+
+// rowOf is the row of id that still answers for it, or −1.
+func (s *recordSet) rowOf(id string) int {
+	if s.t == nil {
+		return -1
+	}
+	raw, ok := parseID(id)
+	if !ok {
+		return -1
+	}
+	if i := s.t.row(raw); i >= 0 && !s.out[i] {
+		return i
+	}
+	return -1
+}
+
+// get is the record of id, or nil.
+func (s *recordSet) get(id string) *Record {
+	if r, ok := s.m[id]; ok {
+		return r
+	}
+	if i := s.rowOf(id); i >= 0 {
+		return s.build(i)
+	}
+	return nil
+}
+
+// rowRecord is the record of row i: built now if it still answers for its
+// id, else the one built from it before.
+func (s *recordSet) rowRecord(i int) *Record {
+	if !s.out[i] {
+		return s.build(i)
+	}
+	return s.m[idString(vaultfmt.ID(s.t.id(i)))]
+}
+
+// build makes row i a *Record in m. The table was checked when it was
+// decoded (decodeTable), so a row always builds.
+func (s *recordSet) build(i int) *Record {
+	r := s.t.record(i, s.engine)
+	s.m[r.ID] = r
+	s.out[i] = true
+	s.left--
+	return r
+}
+
+func (s *recordSet) len() int { return len(s.m) + s.left }
+
+// put stores r under its id.
+func (s *recordSet) put(r *Record) {
+	if i := s.rowOf(r.ID); i >= 0 {
+		s.out[i] = true
+		s.left--
+	}
+	s.m[r.ID] = r
+}
+
+// del removes the record of id.
+func (s *recordSet) del(id string) {
+	if i := s.rowOf(id); i >= 0 {
+		s.out[i] = true
+		s.left--
+	}
+	delete(s.m, id)
+}
+
+// all builds every remaining row and returns the records as one map (not
+// to be changed but through put and del).
+func (s *recordSet) all() map[string]*Record {
+	if s.t != nil {
+		for i := range s.out {
+			if !s.out[i] {
+				s.build(i)
+			}
+		}
+		s.t, s.out, s.left, s.engine = nil, nil, 0, nil
+	}
+	return s.m
+}
+
+// facet is what the search and similarity filters read of a record,
+// taken from a *Record or straight from a table row without building one.
+type facet struct {
+	Namespace, Kind, Caller, Expires, Discovered string
+	Created                                      time.Time
+	Seq                                          uint64
+	Reference, Live                              bool
+	// vectors: the record has vectors, of model.
+	vectors bool
+	model   [8]byte
+	r       *Record
+	t       *recordTable
+	row     int
+}
+
+func facetOf(r *Record) facet {
+	f := facet{Namespace: r.Namespace, Kind: r.Kind, Caller: r.Caller, Expires: r.Expires, Discovered: r.Discovered,
+		Created: r.Created, Seq: r.Seq, Reference: r.Reference, Live: r.Live(), r: r}
+	if r.Vectors != nil {
+		f.vectors, f.model = true, r.Vectors.Model
+	}
+	return f
+}
+
+// id is the record's id.
+func (f facet) id() string {
+	if f.r != nil {
+		return f.r.ID
+	}
+	return idString(vaultfmt.ID(f.t.id(f.row)))
+}
+
+// facets calls fn with the facet of every record, building none: a scan
+// that reads only the filter fields (the expiry sweep) leaves the rows
+// rows.
+func (s *recordSet) facets(fn func(f facet)) {
+	for _, r := range s.m {
+		fn(facetOf(r))
+	}
+	for i, out := range s.out {
+		if !out {
+			fn(s.t.facet(i))
+		}
+	}
+}
+
+// tags are the record's tags (decoded from the row for a row).
+func (f facet) tags() []string {
+	if f.r != nil {
+		return f.r.Tags
+	}
+	r := &Record{}
+	f.t.restFields(f.row, r)
+	return r.Tags
+}
+
+// facet reads row i's filter fields.
+func (t *recordTable) facet(i int) facet {
+	le := binary.LittleEndian
+	str := func(c int) string { return t.strings[le.Uint32(t.strCol[c][4*i:])] }
+	return facet{Namespace: str(colNamespace), Kind: str(colKind), Caller: str(colCaller), Expires: str(colExpires),
+		Discovered: str(colDiscovered), Created: fromTableTime(int64(le.Uint64(t.created[8*i:]))),
+		Seq: t.seqAt(i), Reference: t.flags[i]&tableReference != 0, Live: !t.superseded[i],
+		vectors: t.window(i) > 0, model: t.model, t: t, row: i}
+}
+
+// meta is row i's search metadata, as metaOf gives it for its record.
+func (t *recordTable) meta(i int) search.DocMeta {
+	le := binary.LittleEndian
+	ns := t.strings[le.Uint32(t.strCol[colNamespace][4*i:])]
+	ref := t.flags[i]&tableReference != 0
+	return search.DocMeta{
+		Namespace: ns, Seq: t.seqAt(i), Importance: math.Float64frombits(le.Uint64(t.imp[8*i:])),
+		Opinion:   t.strings[le.Uint32(t.strCol[colKind][4*i:])] == KindOpinion,
+		Affirmed:  fromTableTime(int64(le.Uint64(t.affirm[8*i:]))),
+		Reference: ref || isPack(ns),
+	}
+}
+
+// slim is t with only what the rows need once the table is adopted, in
+// bytes of its own: the table's bytes also hold the seals and the audit
+// entries (copied into the audit chain), about half of them at 100,000
+// memories.
+func (t *recordTable) slim() *recordTable {
+	cols := [][]byte{t.ids, t.seq, t.created, t.affirm, t.imp, t.docs, t.windows, t.flags}
+	cols = append(cols, t.strCol[:]...)
+	cols = append(cols, t.textOff, t.text, t.restOff, t.rest)
+	size := 0
+	for _, c := range cols {
+		size += len(c)
+	}
+	buf := make([]byte, 0, size)
+	take := func(c []byte) []byte {
+		buf = append(buf, c...)
+		return buf[len(buf)-len(c) : len(buf) : len(buf)]
+	}
+	s := &recordTable{epoch: t.epoch, model: t.model, dim: t.dim, n: t.n, keys: t.keys, strings: t.strings, superseded: t.superseded, docRow: t.docRow}
+	s.ids, s.seq, s.created, s.affirm, s.imp = take(t.ids), take(t.seq), take(t.created), take(t.affirm), take(t.imp)
+	s.docs, s.windows, s.flags = take(t.docs), take(t.windows), take(t.flags)
+	for c := range t.strCol {
+		s.strCol[c] = take(t.strCol[c])
+	}
+	s.textOff, s.text, s.restOff, s.rest = take(t.textOff), take(t.text), take(t.restOff), take(t.rest)
+	return s
+}
+
+func (t *recordTable) seqAt(i int) uint64 { return binary.LittleEndian.Uint64(t.seq[8*i:]) }
+
+// lookup is get with the map's comma-ok.
+func (s *recordSet) lookup(id string) (*Record, bool) {
+	r := s.get(id)
+	return r, r != nil
+}
