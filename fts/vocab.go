@@ -119,18 +119,25 @@ func (x *Index) prefixed(key string, fn func(id uint32)) {
 	fresh := x.fresh.prefixes[key]
 	n := x.base.len()
 	for i := x.baseSearch(key); i < n && strings.HasPrefix(x.base.text(uint32(i)), key); i++ {
-		b := uint32(i)
-		for len(fresh) > 0 && fresh[0] < b {
-			fn(fresh[0])
-			fresh = fresh[1:]
-		}
-		if x.isBase(b) {
-			fn(b)
-		}
+		fresh = x.mergeBase(fresh, uint32(i), fn)
 	}
 	for _, f := range fresh {
 		fn(f)
 	}
+}
+
+// mergeBase calls fn with the fresh ids below base id b, then with b if
+// its term is still live, and returns the fresh ids left: one step of
+// merging a fresh list into an ascending walk of base ids.
+func (x *Index) mergeBase(fresh []uint32, b uint32, fn func(id uint32)) []uint32 {
+	for len(fresh) > 0 && fresh[0] < b {
+		fn(fresh[0])
+		fresh = fresh[1:]
+	}
+	if x.isBase(b) {
+		fn(b)
+	}
+	return fresh
 }
 
 // baseSearch returns the first base id whose text is ≥ key.
@@ -312,13 +319,7 @@ func (x *Index) withGram(key uint64, fn func(id uint32)) {
 	fresh := x.fresh.grams[key]
 	if x.base.len() > 0 {
 		for _, b := range x.baseGrams().lookup(key) {
-			for len(fresh) > 0 && fresh[0] < b {
-				fn(fresh[0])
-				fresh = fresh[1:]
-			}
-			if x.isBase(b) {
-				fn(b)
-			}
+			fresh = x.mergeBase(fresh, b, fn)
 		}
 	}
 	for _, f := range fresh {
