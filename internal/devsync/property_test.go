@@ -97,6 +97,31 @@ func (w *world) live(d *device) []*vault.Record {
 	return recs
 }
 
+// shredTwins records what shredding r on device d also destroys
+// (FORMAT.md 10.4): the other copies of its claim that a merge on d folded
+// into one memory with it, which the shred logs a shred op for, so that
+// the claim is gone everywhere after the next merges. The group is the
+// copy that stays (r's superseder when it holds the same claim, else r)
+// and every copy of the claim superseded by that one, as d held them just
+// before the shred.
+func (w *world) shredTwins(i int, r *vault.Record, before []*vault.Record) {
+	key := vault.ClaimKey(r)
+	root := r.ID
+	for _, x := range before {
+		if x.ID == r.SupersededBy && vault.ClaimKey(x) == key {
+			root = x.ID
+		}
+	}
+	for _, x := range before {
+		if x.ID == r.ID || vault.ClaimKey(x) != key || (x.ID != root && x.SupersededBy != root) {
+			continue
+		}
+		w.logf("%d   the shred takes its folded twin %s", i, x.ID)
+		w.forgot[x.ID] = true
+		w.shred[x.ID] = true
+	}
+}
+
 func (w *world) step(rt *rapid.T) {
 	i := rapid.IntRange(0, 2).Draw(rt, "device")
 	d := w.devs[i]
@@ -150,6 +175,7 @@ func (w *world) step(rt *rapid.T) {
 		w.forgot[r.ID] = true
 		if shred {
 			w.shred[r.ID] = true
+			w.shredTwins(i, r, recs)
 		}
 	case 5:
 		rel, err := d.v.Link(vault.LinkRequest{Subject: rapid.SampledFrom([]string{"tern", "heron"}).Draw(rt, "s"),
