@@ -17,6 +17,7 @@ import (
 // network. `integrate claude --dry-run` runs too when this build has the
 // integrate command.
 func TestAirgapBundleInstallsOffline(t *testing.T) {
+	t.Parallel()
 	if err := exec.Command("unshare", "-rn", "true").Run(); err != nil {
 		t.Skipf("cannot make a network namespace here (unshare -rn: %v); the offline install is not tested", err)
 	}
@@ -135,6 +136,7 @@ func TestAirgapBundleRefusesForeignTargetWithoutRelease(t *testing.T) {
 // accepted when SHA256SUMS is signed by a trusted key and the archive
 // matches it, refused when the archive or the list was changed.
 func TestAirgapBundleFromRelease(t *testing.T) {
+	t.Parallel()
 	bin, priv := releaseBinary(t)
 	rel := t.TempDir()
 	target := strings.ReplaceAll(goosArch(), "/", "_")

@@ -20,6 +20,7 @@ import (
 // wrong passphrase, a damaged file and a kill -9.
 
 func TestInitRefusesShortPassphraseAndOverwrite(t *testing.T) {
+	t.Parallel()
 	c := newMemCLI(t)
 	fresh := filepath.Join(c.dir, "fresh.vault")
 	cmd := exec.Command(c.bin, "--vault", fresh, "init", "--no-app", "--passphrase-stdin", "--json")
@@ -93,6 +94,7 @@ func TestVaultFileHoldsNoPlaintextAndShredDestroys(t *testing.T) {
 }
 
 func TestExportImportVerifySignRekey(t *testing.T) {
+	t.Parallel()
 	c := newMemCLI(t)
 	c.store("first memory for export")
 	c.store("second memory for export", "--kind", "opinion")

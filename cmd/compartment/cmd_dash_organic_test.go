@@ -20,6 +20,7 @@ import (
 // facts too; narrow table columns wrap between words, never inside one.
 // The screenshots go to shotDir (COMPARTMENT_DASH_SHOTS keeps them).
 func TestDashLeadsWithYourMemories(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	c := newMemCLI(t)
 	v, err := vault.Open(c.vault, vault.Options{Unlock: vaultfmt.Unlock{Passphrase: []byte(memCLIPass)}, Caller: "user"})

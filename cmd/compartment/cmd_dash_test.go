@@ -282,6 +282,7 @@ func shotDir(t *testing.T) string {
 }
 
 func TestDashInBrowser(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	c := newMemCLI(t)
 	fx := buildDashVault(t, c.vault, 400)

@@ -42,6 +42,7 @@ func recentTexts(h *homeEnv) map[string]float64 {
 // file and a binary file in the memory directory are never listed or
 // stored, locked or not.
 func TestHookWhileLocked(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("symbolic links as on Unix")
 	}
@@ -131,6 +132,7 @@ func TestHookWhileLocked(t *testing.T) {
 // TestHookTurnHardening: a turn's control characters are not stored, and
 // "ok thanks" is small talk, not a decision.
 func TestHookTurnHardening(t *testing.T) {
+	t.Parallel()
 	h := newHome(t, "")
 	h.init()
 	for _, turn := range []string{
@@ -164,6 +166,7 @@ func TestHookTurnHardening(t *testing.T) {
 // `hook status` counts it, `compartment unlock` stores the decision, and a
 // second unlock stores nothing new.
 func TestHookTurnWhileLocked(t *testing.T) {
+	t.Parallel()
 	h := newHome(t, "")
 	h.init()
 	h.compartment("lock")

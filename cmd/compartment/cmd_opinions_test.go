@@ -13,6 +13,7 @@ import (
 // true conflicts, --dry-run lists exactly the two older opinions and
 // writes nothing, and --keep-newest supersedes exactly those two.
 func TestOpinionsAuditAdviceIsSafe(t *testing.T) {
+	t.Parallel()
 	c := newMemCLI(t)
 	store := func(text string) string {
 		var res struct{ ID string }

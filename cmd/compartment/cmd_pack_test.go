@@ -18,6 +18,7 @@ import (
 // with the author's key, search it; refused without the key, with a
 // changed byte, truncated, and for any write into packs/*.
 func TestPackRoundTrip(t *testing.T) {
+	t.Parallel()
 	c := newMemCLI(t)
 	c.store("The staging database listens on port 5433", "--namespace", "ops")
 	c.store("Production deploys happen on Tuesdays after the standup", "--namespace", "ops")

@@ -15,6 +15,7 @@ import (
 // reference facts end to end: counted apart, hidden from recent, switched
 // out of search by the setting, searchable alone, checked by selftest.
 func TestInitSeedsReferenceFacts(t *testing.T) {
+	t.Parallel()
 	c := newMemCLI(t)
 	fresh := filepath.Join(c.dir, "seeded.vault")
 	cmd := exec.Command(c.bin, "--vault", fresh, "init", "--no-app", "--passphrase-stdin")

@@ -11,6 +11,7 @@ import (
 // valid_then and as_of in the shape memory_search returns; a past time in
 // the query reads the vault as of then, and --explain says so.
 func TestSearchShowsMatchAndReadsThePast(t *testing.T) {
+	t.Parallel()
 	c := newMemCLI(t)
 	// Thirty memories about other things, so the test's words are as rare
 	// as in a user's vault.

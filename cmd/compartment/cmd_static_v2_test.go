@@ -13,6 +13,7 @@ import (
 // --model static-v2` moves it to v2, after which it opens with v2, finds
 // its record, and a second vault still on v1 is unaffected.
 func TestStaticV2OptIn(t *testing.T) {
+	t.Parallel()
 	e := newEmbedEnv(t, "COMPARTMENT_PASSPHRASE=correct horse battery staple")
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.vault"), filepath.Join(dir, "b.vault")

@@ -13,6 +13,7 @@ import (
 // status lists both devices, now merges, leave stops syncing; a wrong
 // passphrase is refused with a sentence.
 func TestSyncCommands(t *testing.T) {
+	t.Parallel()
 	a, b := newMemCLI(t), newMemCLI(t)
 	folder := filepath.Join(t.TempDir(), "sync")
 	a.store("The office wifi is called heron")

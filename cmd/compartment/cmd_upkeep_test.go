@@ -84,6 +84,7 @@ func TestOpinionsAuditCLI(t *testing.T) {
 }
 
 func TestRetagCLI(t *testing.T) {
+	t.Parallel()
 	c := newMemCLI(t)
 	var old struct{ ID string }
 	c.json(&old, "store", "The client wants figures before conclusions in every report", "--source", "from chat", "--tag", "northwind")

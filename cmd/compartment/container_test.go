@@ -17,6 +17,7 @@ import (
 // inside the image's own file system. Running the container itself is
 // tried too; where the sandbox refuses it the test says so in its log.
 func TestContainerImage(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: the container build takes a minute")
 	}
