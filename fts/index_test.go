@@ -19,6 +19,20 @@ func docs(x *Index, r *Result) []uint32 {
 	return out
 }
 
+// restored is the index a snapshot of x restores.
+func restored(t *testing.T, x *Index) *Index {
+	t.Helper()
+	b, err := x.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	y := New()
+	if err := y.UnmarshalBinary(b); err != nil {
+		t.Fatal(err)
+	}
+	return y
+}
+
 func newIndex(texts map[uint32]string) *Index {
 	x := New()
 	for d, t := range texts {
@@ -539,14 +553,7 @@ func TestRelatedWords(t *testing.T) {
 	}
 	// A restored index finds its relatives in the restored vocabulary
 	// just as the index it was cut from does.
-	snap, err := x.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	y := New()
-	if err := y.UnmarshalBinary(snap); err != nil {
-		t.Fatal(err)
-	}
+	y := restored(t, x)
 	if h, ok := find(y.SearchWith(q, rel), 1); !ok || math.Abs(h.PLex-h1.PLex) > 1e-12 {
 		t.Errorf("restored index: p_lex %v (found %v), want %v as before the restore", h.PLex, ok, h1.PLex)
 	}
@@ -563,4 +570,35 @@ func termsOf(r *Result) []QueryTerm {
 		out[i].Expansions = nil
 	}
 	return out
+}
+
+// Words is a hit's record length in word tokens, what BM25 normalises
+// by; a hit the result did not find has none.
+func TestHitWords(t *testing.T) {
+	x := New()
+	x.Add(1, "the zeppelin report")
+	x.Add(2, "a zeppelin flew over the harbour on a windy day in May")
+	x.Delete(1)
+	x.Add(3, "zeppelin")
+	r := x.Search("zeppelin")
+	want := map[uint32]int{2: 12, 3: 1}
+	hits := r.Top(10)
+	if len(hits) != len(want) {
+		t.Fatalf("%d hits, want %d", len(hits), len(want))
+	}
+	for _, h := range hits {
+		if got := r.Words(h); got != want[h.Doc] {
+			t.Errorf("doc %d: %d words, want %d", h.Doc, got, want[h.Doc])
+		}
+	}
+	// A restored index knows the same lengths.
+	ry := restored(t, x).Search("zeppelin")
+	for _, h := range ry.Top(10) {
+		if got := ry.Words(h); got != want[h.Doc] {
+			t.Errorf("restored, doc %d: %d words, want %d", h.Doc, got, want[h.Doc])
+		}
+	}
+	if got := r.Words(Hit{Doc: 99, slot: 1 << 20}); got != 0 {
+		t.Errorf("a hit out of the index has %d words", got)
+	}
 }

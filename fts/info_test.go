@@ -77,14 +77,7 @@ func TestSlotInfoFollowsSlots(t *testing.T) {
 		}
 	}
 	checkInfo(t, x, "after the changes")
-	b, err := x.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	y := New()
-	if err := y.UnmarshalBinary(b); err != nil {
-		t.Fatal(err)
-	}
+	y := restored(t, x)
 	checkInfo(t, y, "restored")
 	queries := []string{"tea", "staging key", "postgres port 5432", "alice bob coffee", "teas", "postgre"}
 	same := func(when string) {

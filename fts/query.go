@@ -294,6 +294,15 @@ func (r *Result) Explain(h Hit) []TermMatch {
 	return out
 }
 
+// Words is the length of a hit's record in word tokens (what BM25
+// normalises by), 0 for a hit this result did not find.
+func (r *Result) Words(h Hit) int {
+	if r.x == nil || int(h.slot) >= len(r.x.info) || r.x.info[h.slot].doc != h.Doc {
+		return 0
+	}
+	return int(r.x.info[h.slot].words)
+}
+
 // compareRank is the literal channel's rank order: BM25, then p_lex,
 // then doc. BM25 orders (the original ranked FTS5 hits by bm25 too), p_lex
 // weighs: the rank only feeds the small rank-agreement residue, while

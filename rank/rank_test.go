@@ -301,6 +301,13 @@ func TestConfidence(t *testing.T) {
 	if !near(Confidence(past), Confidence(edge)) {
 		t.Errorf("p_vec or novelty past 1 still change the confidence: %v, want %v", Confidence(past), Confidence(edge))
 	}
+	// Holding the question's rarest word adds evidence, read inside
+	// [0, 1] only.
+	rarest, past2 := first, first
+	rarest.Rarest, past2.Rarest = 1, 4
+	if !(Confidence(rarest) > Confidence(first)) || !near(Confidence(past2), Confidence(rarest)) {
+		t.Errorf("rarest word: %v (past 1: %v) against %v", Confidence(rarest), Confidence(past2), Confidence(first))
+	}
 	other, unknown := first, first
 	other.Entity, unknown.Unknown = EntityFactor(0), true
 	if !near(Confidence(other), 0.5*Confidence(first)) || !near(Confidence(unknown), WUnknown*Confidence(first)) {
@@ -322,11 +329,13 @@ func TestConfidenceLabels(t *testing.T) {
 		// both to be relied on (two notes about PM-0042).
 		{"a tie of conclusive matches", Answer{Relevance: 0.999, Lead: 0, LiteralFirst: true, First: true}, MatchStrong},
 		{"a tie of middling matches is weak", Answer{Relevance: 0.4, Lead: 0, Standout: 2, First: true}, MatchWeak},
-		// Two memories about the same person: the first one, which the
-		// literal channel ranks first, is likely although it leads by
+		// Two memories about the same person, both naming them (the
+		// question's rarest word): the first one, which the literal
+		// channel ranks first, is to be relied on although it leads by
 		// little; the second is weak.
-		{"first of two alike", Answer{Relevance: 0.55, Lead: 0.2, Standout: 2, LiteralFirst: true, First: true}, MatchLikely},
-		{"second of two alike", Answer{Relevance: 0.5, Lead: -0.2, Standout: 1.8}, MatchWeak},
+		{"first of two alike", Answer{Relevance: 0.55, Lead: 0.2, Standout: 2, LiteralFirst: true, First: true, Rarest: 1}, MatchStrong},
+		{"second of two alike", Answer{Relevance: 0.5, Lead: -0.2, Standout: 1.8, Rarest: 1}, MatchWeak},
+		{"first of two alike without the name", Answer{Relevance: 0.55, Lead: 0.2, Standout: 2, LiteralFirst: true, First: true}, MatchWeak},
 		{"paraphrase found by meaning alone, first", Answer{Relevance: 0.6, Lead: 0.6, Standout: 2.5, First: true}, MatchLikely},
 		// The same result in a pool as strong as it is: a question no
 		// memory answers shares its topic word with a few records, and the
@@ -335,9 +344,17 @@ func TestConfidenceLabels(t *testing.T) {
 		// A paraphrase the model finds close in meaning: likely, where the
 		// same evidence without the semantic channel's say is weak, and a
 		// question half in words no record holds is weak again.
-		{"paraphrase close in meaning", Answer{Relevance: 0.45, Lead: 0.4, Standout: 1.5, First: true, PVec: 0.5}, MatchLikely},
+		{"paraphrase close in meaning", Answer{Relevance: 0.45, Lead: 0.4, Standout: 1.5, First: true, PVec: 0.9}, MatchLikely},
 		{"the same without the model's say", Answer{Relevance: 0.45, Lead: 0.4, Standout: 1.5, First: true}, MatchWeak},
-		{"the same in words the vault never saw", Answer{Relevance: 0.45, Lead: 0.4, Standout: 1.5, First: true, PVec: 0.5, Novel: 0.5}, MatchWeak},
+		{"the same in words the vault never saw", Answer{Relevance: 0.45, Lead: 0.4, Standout: 1.5, First: true, PVec: 0.9, Novel: 1}, MatchWeak},
+		// A paraphrase that shares one word with its answer, the question's
+		// rarest ("what does my wife do for a living?": "Marcus's wife Elin
+		// works as a veterinarian"): likely in a one-claim memory, weak in
+		// a long text that holds the word in passing, and weak in a record
+		// that shares as much of the question but not that word.
+		{"one claim holding the rarest word", Answer{Relevance: 0.3, Lead: 0.38, Standout: 1.36, LiteralFirst: true, First: true, Rarest: RarestShare(true, 15)}, MatchLikely},
+		{"a long text holding the rarest word", Answer{Relevance: 0.3, Lead: 0.38, Standout: 1.36, LiteralFirst: true, First: true, Rarest: RarestShare(true, 100)}, MatchWeak},
+		{"the same evidence without the rarest word", Answer{Relevance: 0.3, Lead: 0.38, Standout: 1.36, LiteralFirst: true, First: true}, MatchWeak},
 		{"weak evidence, no lead", Answer{Relevance: 0.3, Lead: 0.05, Standout: 2, First: true}, MatchWeak},
 		{"lone candidate with faint evidence", Answer{Relevance: 0.1, Lead: LeadCap, First: true}, MatchWeak},
 		{"another entity than the one named is not likely", Answer{Relevance: 0.9, Lead: 1, LiteralFirst: true, First: true, Entity: EntityFactor(0)}, MatchWeak},
@@ -613,6 +630,26 @@ func TestSemanticReliability(t *testing.T) {
 	}
 	if got, want := Relevance(Signals{PVec: 0.5, Unseen: 0.5}), 1-math.Pow(0.5, 0.5); !near(got, want) {
 		t.Fatalf("unseen 0.5: relevance %v, want %v", got, want)
+	}
+}
+
+func TestRarestShare(t *testing.T) {
+	for _, tc := range []struct {
+		holds bool
+		words int
+		want  float64
+	}{
+		{false, 10, 0},
+		{true, 0, 0}, // a record of no words holds nothing
+		{true, 1, 1},
+		{true, ClaimWords, 1},
+		{true, ClaimWords + 1, float64(ClaimWords) / float64(ClaimWords+1)},
+		{true, 4 * ClaimWords, 0.25},
+		{true, 100 * ClaimWords, 0.01},
+	} {
+		if got := RarestShare(tc.holds, tc.words); !near(got, tc.want) {
+			t.Errorf("RarestShare(%v, %d) = %v, want %v", tc.holds, tc.words, got, tc.want)
+		}
 	}
 }
 

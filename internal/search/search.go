@@ -108,6 +108,9 @@ type Explanation struct {
 	// Novel is rank.Novelty: the share of the query's information in
 	// words no record holds (what Confidence reads beside PVec).
 	Novel float64 `json:"novel"`
+	// Rarest is rank.RarestShare: how far the record is about the
+	// query's rarest word some record holds (what Confidence reads).
+	Rarest float64 `json:"rarest"`
 }
 
 // QueryTerm is one term of the query as the literal channel read it.
@@ -162,6 +165,7 @@ func (e *Engine) Search(q Query) ([]Result, error) {
 	r.unseen = r.unseenShare()
 	r.entities, r.entityInfo, r.unknownNamed = r.namedTerms()
 	r.novel = r.novelty()
+	r.rarestDF = r.rarestHeld()
 	pool := rank.PoolSize
 	for attempt := 0; ; attempt++ {
 		cands := r.gather(pool)
@@ -224,6 +228,10 @@ type run struct {
 	unknownNamed bool
 	unseen       float64 // share of the query's information the model cannot read
 	novel        float64 // share of the query's information no record holds (rank.Novelty)
+	// rarestDF is the smallest document frequency of an informative query
+	// term some record holds (0: the query has none); a record holding a
+	// term that rare holds the query's rarest word (rank.Answer.Rarest).
+	rarestDF int
 	// What the last gather saw at the edge of each pool, to bound the
 	// score of records beyond it.
 	vecFull, lexFull bool
@@ -588,6 +596,65 @@ func (r *run) holdsRare(c *candidate) bool {
 	return false
 }
 
+// rarestHeld is the smallest document frequency of an informative query
+// term that some record holds (df ≥ 1), 0 when the query has none.
+func (r *run) rarestHeld() int {
+	rarest := 0
+	for _, t := range r.lex.Terms {
+		if t.Informative && t.DF >= 1 && !functionWords[t.Text] && (rarest == 0 || t.DF < rarest) {
+			rarest = t.DF
+		}
+	}
+	return rarest
+}
+
+// functionWords are the closed-class English words (pronouns,
+// determiners, prepositions, conjunctions, auxiliaries) that are never a
+// question's rarest word: in a vault of claims written in the third
+// person "we" or "my" can be as rare as a name, and says how the
+// memories are written, not what the question asks about.
+var functionWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`
+		i me my mine myself we us our ours ourselves you your yours yourself
+		he him his himself she her hers herself it its itself they them their
+		theirs themselves this that these those who whom whose which what
+		a an the some any each every no all both either neither
+		of in on at by for with from to into onto upon about above below
+		over under between among through during before after since until
+		off out up down near
+		and or but nor so yet if than then because while though although
+		am is are was were be been being have has had having do does did done
+		can could will would shall should may might must not`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// holdsRarest reports whether the candidate matched, literally, a query
+// term as rare as the query's rarest held one (rank.Answer.Rarest): of
+// all the question's words the vault knows, the one that says most
+// precisely what it asks about.
+func (r *run) holdsRarest(c *candidate) bool {
+	if r.rarestDF == 0 || c.rankLex == 0 {
+		return false
+	}
+	for i, t := range r.lex.Terms {
+		if i < 64 && c.lex.Matched&(1<<i) != 0 && t.Informative && t.DF == r.rarestDF && !functionWords[t.Text] {
+			return true
+		}
+	}
+	return false
+}
+
+// rarestShare is rank.RarestShare of the candidate.
+func (r *run) rarestShare(c *candidate) float64 {
+	if !r.holdsRarest(c) {
+		return 0
+	}
+	return rank.RarestShare(true, r.lex.Words(c.lex))
+}
+
 // widen decides whether a larger pool could change the answer. With
 // top_k: a channel left records out and fewer than top_k survived. With
 // the relevance cut: the filter turned candidates away, a channel left
@@ -655,17 +722,21 @@ func (r *run) results(kept []*candidate, picked []int) []Result {
 		standout := rank.Standout(weighed(c), reference)
 		conf := rank.Confidence(rank.Answer{Relevance: c.scored.Relevance, Lead: lead, Standout: standout,
 			LiteralFirst: c.sig.RankLex == 1, First: n == 0, Entity: c.entity, Unknown: r.unknownNamed,
-			PVec: c.sig.PVec, Novel: r.novel})
+			PVec: c.sig.PVec, Novel: r.novel, Rarest: r.rarestShare(c)})
 		if n == 0 {
 			firstConf, firstWeighed = conf, weighed(c)
 		} else if firstWeighed > 0 {
-			conf = rank.Behind(conf, firstConf, weighed(c)/firstWeighed)
+			// The share is capped at the record's entity factor, as its own
+			// confidence is: a record that does not name the entity the
+			// query names is not floored up to the first's confidence
+			// because its evidence about something else is strong.
+			conf = rank.Behind(conf, firstConf, min(weighed(c)/firstWeighed, c.entity))
 		}
 		res := Result{Doc: c.doc, Score: c.scored.Final, Unaged: c.scored.Unaged, Confidence: conf, Match: rank.Match(conf)}
 		if r.q.Explain {
 			res.Explain = r.explain(c)
 			res.Explain.Relevance, res.Explain.Lead, res.Explain.Rare, res.Explain.Entity = c.scored.Relevance, lead, c.scored.Rare, c.entity
-			res.Explain.Standout, res.Explain.Novel = standout, r.novel
+			res.Explain.Standout, res.Explain.Novel, res.Explain.Rarest = standout, r.novel, r.rarestShare(c)
 		}
 		out = append(out, res)
 	}

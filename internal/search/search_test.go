@@ -945,3 +945,75 @@ func TestWrittenAsWord(t *testing.T) {
 		}
 	}
 }
+
+// A record holding the question's rarest word that some record holds
+// reads as about it (rank.RarestShare): fully in a one-claim memory, less
+// in a long text that holds the word in passing, not at all in a record
+// that shares the question's commoner words only.
+func TestRarestWord(t *testing.T) {
+	claim := "Elin sees a dentist at the clinic on Sveavägen"
+	long := claim + strings.Repeat(" and then the family talked about the weather for a while", 8)
+	search := func(text string) (answer, other Result) {
+		t.Helper()
+		e := New(0)
+		fill(t, e, 100, 40)
+		mustAdd(t, e, 1, text, nil, DocMeta{Seq: 1})
+		for i := range 3 {
+			mustAdd(t, e, 2+uint32(i), fmt.Sprintf("the family clinic visit %d was on a Monday", i), nil, DocMeta{Seq: 2 + uint64(i)})
+		}
+		res := mustSearch(t, e, Query{Text: "which dentist does the family clinic use?", TopK: 5, Explain: true})
+		if len(res) < 2 {
+			t.Fatalf("%v, want the answer and the family clinic notes", docsOf(res))
+		}
+		for _, r := range res {
+			if r.Doc == 1 {
+				answer = r
+			} else if r.Doc >= 2 && r.Doc <= 4 && other.Explain == nil {
+				other = r
+			}
+		}
+		if answer.Explain == nil || other.Explain == nil {
+			t.Fatalf("%v: want doc 1 and a clinic note", docsOf(res))
+		}
+		return answer, other
+	}
+	short, note := search(claim)
+	if short.Explain.Rarest != 1 {
+		t.Errorf("the one-claim memory holding %q reads %v of the rarest word, want 1", "dentist", short.Explain.Rarest)
+	}
+	if note.Explain.Rarest != 0 {
+		t.Errorf("a note holding only the question's commoner words reads %v of the rarest word, want 0", note.Explain.Rarest)
+	}
+	lengthy, _ := search(long)
+	if !(lengthy.Explain.Rarest > 0 && lengthy.Explain.Rarest < 0.5) {
+		t.Errorf("a long text holding the word in passing reads %v of it, want a small share", lengthy.Explain.Rarest)
+	}
+	if !(lengthy.Confidence < short.Confidence) {
+		t.Errorf("the long text is as confident (%.3f) as the one claim (%.3f)", lengthy.Confidence, short.Confidence)
+	}
+	// A function word is never the rarest, however few records hold it:
+	// "our" in one memory of claims written in the third person.
+	fw := New(0)
+	fill(t, fw, 100, 40)
+	mustAdd(t, fw, 1, "Our car is a blue Volvo", nil, DocMeta{Seq: 1})
+	mustAdd(t, fw, 2, "Elin sees a dentist on Sveavägen", nil, DocMeta{Seq: 2})
+	mustAdd(t, fw, 3, "The twins see a dentist in Bromma", nil, DocMeta{Seq: 3})
+	for _, r := range mustSearch(t, fw, Query{Text: "who is our dentist?", TopK: 3, Explain: true}) {
+		if want := map[uint32]float64{1: 0, 2: 1, 3: 1}[r.Doc]; r.Explain.Rarest != want {
+			t.Errorf("who is our dentist: doc %d reads %v of the rarest word, want %v", r.Doc, r.Explain.Rarest, want)
+		}
+	}
+	// A question whose words most records hold has no rarest word: no
+	// term of it is informative.
+	e := New(0)
+	fill(t, e, 100, 40)
+	res := mustSearch(t, e, Query{Text: "note about gardening and weather", TopK: 3, Explain: true})
+	if len(res) == 0 {
+		t.Fatal("the common words found nothing")
+	}
+	for _, r := range res {
+		if r.Explain.Rarest != 0 {
+			t.Errorf("doc %d: rarest %v of a question with no informative word, want 0", r.Doc, r.Explain.Rarest)
+		}
+	}
+}
