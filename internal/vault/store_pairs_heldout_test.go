@@ -151,7 +151,7 @@ var storePairsHeldOut = []storePair{
 
 // storePair is one store pair of the evaluation's shape.
 type storePair struct {
-	expect        string // "distinct", "duplicate", "update" or "restate"
+	expect        string // "distinct", "duplicate", "update", "restate" or "aspect" (an opinion on another aspect)
 	first, second string
 	miss          string // a known miss: why the store gets it wrong
 }
@@ -184,11 +184,11 @@ func checkStorePairs(t *testing.T, pairs []storePair) {
 			}
 			got := outcome(h.store(v, StoreRequest{Text: p.second, Kind: kind, Namespace: ns}))
 			total[p.expect]++
-			if (p.expect == "distinct" || p.expect == "update") && (got == "reaffirmed" || got == "duplicate") {
+			if p.expect != "duplicate" && p.expect != "restate" && (got == "reaffirmed" || got == "duplicate") {
 				lost++
 			}
 			good := map[string][]string{"distinct": {"stored"}, "duplicate": {"duplicate", "reaffirmed"},
-				"update": {"conflict"}, "restate": {"reaffirmed", "duplicate"}}[p.expect]
+				"update": {"conflict"}, "restate": {"reaffirmed", "duplicate"}, "aspect": {"stored"}}[p.expect]
 			switch {
 			case slices.Contains(good, got):
 				right[p.expect]++
@@ -201,9 +201,9 @@ func checkStorePairs(t *testing.T, pairs []storePair) {
 				t.Errorf("%s: %s %q then %q: %s, want %v", name, p.expect, p.first, p.second, got, good)
 			}
 		}
-		t.Logf("%s: distinct %d/%d, duplicate %d/%d, update %d/%d, restate %d/%d, lost %d", name,
+		t.Logf("%s: distinct %d/%d, duplicate %d/%d, update %d/%d, restate %d/%d, aspect %d/%d, lost %d", name,
 			right["distinct"], total["distinct"], right["duplicate"], total["duplicate"],
-			right["update"], total["update"], right["restate"], total["restate"], lost)
+			right["update"], total["update"], right["restate"], total["restate"], right["aspect"], total["aspect"], lost)
 		if lost > 0 {
 			t.Errorf("%s: %d memories that should stand were folded", name, lost)
 		}
