@@ -423,10 +423,14 @@ func canonicalWords(words []string, opinion bool) []string {
 				next = words[i+1]
 			}
 			switch {
-			case negativeStance(w) || negativeJudgement[w] || negativeStanceAt(words, i):
+			case negativeStance(w) || negativeJudgement[w] || negativeStanceAt(words, i) || stoppedAt(words, i) || usedToAt(words, i):
 				out = append(out, "not")
 				continue
-			case w == "up" && i > 0 && words[i-1] == "fed":
+			case w == "up" && i > 0 && (words[i-1] == "fed" || words[i-1] == "gave" || words[i-1] == "given"),
+				w == "to" && i > 0 && usedToAt(words, i-1),
+				positiveStanceAt(words, i) && w != "into",
+				cantBear[w] && i > 0 && cantBefore(words, i),
+				degreeOfToo[w] && next == "too":
 				continue
 			case opinionFiller(w) || positiveJudgement[w],
 				intensifiers[w] && (opinionFiller(next) || negativeStance(next)),
@@ -462,7 +466,14 @@ var (
 	negations = setOf("not", "no", "never", "without", "none", "nothing", "nobody", "neither", "nor", "nowhere")
 	// stanceWords say how an opinion is held, not what it is about.
 	stanceWords = []string{"prefer", "like", "love", "enjoy", "favour", "favor", "think", "feel",
-		"find", "consider", "believe", "rather", "would", "fan"}
+		"find", "consider", "believe", "rather", "would", "fan", "adore"}
+	// cantBear words after "can't" or "cannot" hold an opinion against
+	// the object, as the negation before them says: "can't stand crowded
+	// trains" = "hates crowded trains".
+	cantBear = setOf("stand", "bear", "abide", "stomach")
+	// degreeOfToo words before "too" only grade it: "far too
+	// complicated" says "too complicated".
+	degreeOfToo = setOf("far", "much", "way", "slightly", "little", "bit")
 	// negativeStance words hold an opinion against its object.
 	negativeStanceWords = []string{"dislike", "hate", "detest", "loathe", "despise"}
 	// wearyWords hold an opinion against what follows "of": "is tired of
@@ -471,7 +482,7 @@ var (
 	// opinionFunction words carry no content of an opinion.
 	opinionFunction = setOf("is", "are", "was", "were", "be", "been", "am", "do", "does", "did",
 		"his", "her", "their", "its", "my", "our", "your", "that", "use", "take", "have", "has", "having", "using", "taking",
-		"now", "nowadays", "want", "wants", "wanted")
+		"now", "nowadays", "want", "wants", "wanted", "can", "could")
 	// Judgements held for or against the thing an opinion is about: "X is
 	// the right default" holds X as "X is a sensible default" does.
 	positiveJudgement = setOf("good", "great", "right", "sensible", "best", "better", "ideal", "excellent",
@@ -507,6 +518,13 @@ func opinionFiller(w string) bool {
 
 func negativeStance(w string) bool { return anySameWord(w, negativeStanceWords) }
 
+// cantBefore reports whether words[i] follows "can't", "cannot" or "can
+// not".
+func cantBefore(words []string, i int) bool {
+	prev := strings.ReplaceAll(words[i-1], "’", "'")
+	return prev == "can't" || prev == "cannot" || prev == "not" && i > 1 && words[i-2] == "can"
+}
+
 // negativeStanceAt reports whether a phrase that holds an opinion
 // against its object starts at words[i]: a weary word before "of" or
 // "with" ("tired of", "bored with"), or "fed up".
@@ -518,9 +536,12 @@ func negativeStanceAt(words []string, i int) bool {
 	return wearyWords[words[i]] && (next == "of" || next == "with") || words[i] == "fed" && next == "up"
 }
 
+// anySameWord reports whether w is a form of a word of list, by the
+// opinion rules' inflections ([sameOpinionWord]: liking is like, hating
+// is hate).
 func anySameWord(w string, list []string) bool {
 	for _, s := range list {
-		if fts.SameWord(w, s) {
+		if sameOpinionWord(w, s) {
 			return true
 		}
 	}

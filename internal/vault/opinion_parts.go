@@ -52,7 +52,7 @@ type opinionParts struct {
 
 // parseOpinion splits an opinion into holder and object ([opinionParts]).
 func parseOpinion(text string) opinionParts {
-	words := fts.Words(frontedLast(text))
+	words := opinionWords(text)
 	p := opinionParts{fixed: fixedWords(text), possessed: possessedWords(words), changed: changeMarked(words)}
 	at := holderEnd(words)
 	if at < 0 {
@@ -69,7 +69,7 @@ func parseOpinion(text string) opinionParts {
 		rest, pre = append(slices.Clone(rest), pre[:len(pre)-1]...), pre[len(pre)-1:]
 	}
 	for _, w := range canonicalWords(pre, true) {
-		if intensifiers[w] {
+		if intensifiers[w] || holderAdverbs[w] {
 			continue
 		}
 		if w == "i" || w == "me" {
@@ -82,8 +82,9 @@ func parseOpinion(text string) opinionParts {
 }
 
 // holderEnd returns where the stance starts (the first stance word, a
-// negation, or the "now" or "has come to" of a changed mind within the first
-// [maxHolderWords] words), or -1 when the claim names no holder.
+// negation, or the "now", "used to", "stopped" or "has come to" of a
+// changed mind within the first [maxHolderWords] words), or -1 when the
+// claim names no holder.
 func holderEnd(words []string) int {
 	for i, w := range words {
 		if i > maxHolderWords {
@@ -92,7 +93,8 @@ func holderEnd(words []string) int {
 		_, contracted := cutNegation(w)
 		changed := (w == "has" || w == "have" || w == "had") && i+1 < len(words) && changeVerbs[words[i+1]]
 		if contracted || changed || negations[w] || w == "now" || anySameWord(w, stanceWords) || negativeStance(w) ||
-			negativeStanceAt(words, i) || fts.SameWord(w, "want") {
+			negativeStanceAt(words, i) || positiveStanceAt(words, i) || stoppedAt(words, i) || usedToAt(words, i) ||
+			fts.SameWord(w, "want") {
 			if i == 0 {
 				return -1
 			}
@@ -105,9 +107,179 @@ func holderEnd(words []string) int {
 // pronouns that hold an opinion.
 var pronouns = setOf("i", "we", "you", "he", "she", "they")
 
+// holderAdverbs may stand between a holder and the stance without being
+// part of who holds it: "Paulina still prefers", "Signe generally
+// likes", "Arjun honestly thinks". They say the opinion goes on, or
+// hedge it; none says it changed (those end the holder: [holderEnd]).
+var holderAdverbs = setOf("still", "also", "always", "generally", "usually", "normally", "typically", "mostly",
+	"honestly", "frankly", "personally", "certainly", "definitely", "actually", "indeed", "sincerely", "simply")
+
+// opinionWords are an opinion's words as the rules read them: the
+// literal channel's words ([fts.Words]) with a fronted phrase moved to
+// the end ([frontedOpinion]), a pronoun's contraction written out ("I'm"
+// → "i am", "I'd" → "i would") and a discourse marker that only says the
+// opinion is repeated dropped ([dropDiscourse]: "As I said, …", "…, as
+// mentioned before").
+func opinionWords(text string) []string {
+	return dropDiscourse(expandContractions(fts.Words(frontedOpinion(text))))
+}
+
+// frontedOpinion is [frontedLast] for an opinion, where any short phrase
+// before the first comma moves to the end when a holder and its stance
+// follow it ("Downtown, Esther would rather take the tram" → "Esther
+// would rather take the tram Downtown"), and a discourse marker there is
+// left for [dropDiscourse]. Facts keep [frontedLast]: only an opinion's
+// holder tells where its clause starts.
+func frontedOpinion(text string) string {
+	moved := frontedLast(text)
+	if moved != strings.TrimSpace(text) {
+		return moved
+	}
+	head, rest, ok := strings.Cut(moved, ",")
+	if !ok || strings.TrimSpace(rest) == "" || appositive(rest) {
+		return moved
+	}
+	hw := expandContractions(fts.Words(head))
+	if len(hw) == 0 || len(hw) > maxFrontedWords || discourseAt(hw, 0) == len(hw) || holderEnd(hw) >= 0 ||
+		slices.ContainsFunc(hw, func(w string) bool { return opinionFiller(w) || negations[w] }) {
+		return moved
+	}
+	if holderEnd(expandContractions(fts.Words(rest))) <= 0 {
+		return moved
+	}
+	return strings.TrimRightFunc(strings.TrimSpace(rest), unicode.IsPunct) + " " + strings.TrimSpace(head)
+}
+
+// maxFrontedWords bounds the phrase [frontedOpinion] moves.
+const maxFrontedWords = 3
+
+// contractions are a pronoun's forms with a verb joined on.
+var contractions = map[string][]string{
+	"i'm": {"i", "am"}, "i'd": {"i", "would"}, "i've": {"i", "have"}, "i'll": {"i", "will"},
+	"we're": {"we", "are"}, "we'd": {"we", "would"}, "we've": {"we", "have"},
+	"you're": {"you", "are"}, "you'd": {"you", "would"}, "you've": {"you", "have"},
+	"they're": {"they", "are"}, "they'd": {"they", "would"}, "they've": {"they", "have"},
+	"he's": {"he", "is"}, "she's": {"she", "is"}, "he'd": {"he", "would"}, "she'd": {"she", "would"},
+}
+
+// expandContractions writes out a pronoun's contraction (curly
+// apostrophe or straight).
+func expandContractions(words []string) []string {
+	var out []string
+	for i, w := range words {
+		full, ok := contractions[strings.ReplaceAll(w, "’", "'")]
+		if !ok {
+			if out != nil {
+				out = append(out, w)
+			}
+			continue
+		}
+		if out == nil {
+			out = append(make([]string, 0, len(words)+1), words[:i]...)
+		}
+		out = append(out, full...)
+	}
+	if out == nil {
+		return words
+	}
+	return out
+}
+
+// discourseMarkers say an opinion is being repeated, or frame it, and
+// nothing of what is held: "as I said", "as mentioned", "to be honest".
+// Each is a word sequence; a marker of saying may close with when it was
+// said ([saidWhen]).
+var discourseMarkers = [][]string{
+	{"as", "i", "said"}, {"as", "i", "mentioned"}, {"as", "i", "have", "said"}, {"as", "i", "have", "mentioned"},
+	{"as", "i", "told", "you"}, {"as", "i", "noted"}, {"like", "i", "said"}, {"as", "said"}, {"as", "mentioned"},
+	{"as", "noted"}, {"as", "stated"}, {"as", "already", "mentioned"}, {"as", "already", "said"},
+	{"as", "before"}, {"once", "again"}, {"again"}, {"to", "be", "honest"}, {"honestly"}, {"frankly"},
+	{"personally"}, {"for", "the", "record"}, {"to", "repeat"}, {"to", "reiterate"}, {"just", "to", "repeat"},
+}
+
+// saidWhen may close a marker of saying: "as mentioned before".
+var saidWhen = setOf("before", "earlier", "already", "above", "previously", "again")
+
+// discourseAt returns how many words a discourse marker takes from
+// words[i] on, 0 when none starts there.
+func discourseAt(words []string, i int) int {
+	for _, m := range discourseMarkers {
+		if i+len(m) <= len(words) && slices.Equal(words[i:i+len(m)], m) {
+			n := len(m)
+			if m[len(m)-1] != "again" && i+n < len(words) && saidWhen[words[i+n]] {
+				n++
+			}
+			return n
+		}
+	}
+	return 0
+}
+
+// dropDiscourse drops the discourse markers that open an opinion or
+// close it ("As I said, Rohan prefers …", "… window tables, as
+// mentioned before"): a marker is no part of the holder or the object.
+func dropDiscourse(words []string) []string {
+	for n := discourseAt(words, 0); n > 0 && n < len(words); n = discourseAt(words, 0) {
+		words = words[n:]
+	}
+	for i := max(0, len(words)-5); i < len(words); i++ {
+		if n := discourseAt(words, i); n > 0 && i+n == len(words) && i > 0 {
+			return words[:i]
+		}
+	}
+	return words
+}
+
 // changeVerbs, after has/have/had, start a changed mind: "Marcus has come
 // to find Jira too heavy", "has gone off testify".
 var changeVerbs = setOf("come", "gone", "grown", "started", "begun", "become", "switched", "changed", "moved", "decided")
+
+// positiveStanceAt reports whether a phrase that holds an opinion for its
+// object starts at words[i]: "keen on", "fond of", "crazy about", "mad
+// about", "passionate about", or "into" after a be-form, a negation or an
+// intensifier ("is into jazz", "is not into horror films", "really into").
+func positiveStanceAt(words []string, i int) bool {
+	w, next, prev := words[i], "", ""
+	if i+1 < len(words) {
+		next = words[i+1]
+	}
+	if i > 0 {
+		prev = words[i-1]
+	}
+	switch {
+	case w == "keen" && next == "on", w == "fond" && next == "of":
+		return true
+	case aboutStance[w] && next == "about":
+		return true
+	case w == "into" && i > 0:
+		return beForms[prev] || negations[prev] || intensifiers[prev] || prev == "isn't" || prev == "aren't" || prev == "am"
+	}
+	return false
+}
+
+var (
+	// aboutStance words hold an opinion for what follows "about".
+	aboutStance = setOf("crazy", "mad", "passionate", "enthusiastic", "nuts", "wild")
+	beForms     = setOf("is", "are", "am", "was", "were", "be", "been")
+	// stopVerbs end a stance: "has stopped liking", "quit", "gave up".
+	stopVerbs = setOf("stopped", "quit", "ceased")
+)
+
+// stoppedAt reports whether a stance that has ended starts at words[i]:
+// "stopped", "quit", "ceased", "gave up", "given up" ("Zainab has
+// stopped liking Firefox"): the opinion is now held against its object.
+func stoppedAt(words []string, i int) bool {
+	if stopVerbs[words[i]] {
+		return true
+	}
+	return (words[i] == "gave" || words[i] == "given") && i+1 < len(words) && words[i+1] == "up"
+}
+
+// usedToAt reports whether "used to" of a past stance starts at words[i]
+// ("Signe used to like cold brew"), not "is used to" (accustomed).
+func usedToAt(words []string, i int) bool {
+	return words[i] == "used" && i+1 < len(words) && words[i+1] == "to" && (i == 0 || !beForms[words[i-1]] && words[i-1] != "get" && words[i-1] != "got")
+}
 
 // fixedWords are the words of text that name or count something: written
 // with a capital (not as the claim's first word) or holding a digit. A
@@ -410,7 +582,7 @@ func changeMarked(words []string) bool {
 			next = words[i+1]
 		}
 		switch {
-		case w == "now" || w == "nowadays" || w == "anymore" || w == "instead" || w == "switched",
+		case w == "now" || w == "nowadays" || w == "anymore" || w == "instead" || w == "switched" || stoppedAt(words, i),
 			w == "these" && next == "days",
 			w == "any" && next == "more",
 			w == "no" && next == "longer",

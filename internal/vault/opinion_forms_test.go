@@ -1,0 +1,100 @@
+package vault
+
+import (
+	"strings"
+	"testing"
+)
+
+// How an opinion is read when it is said the ways people repeat one
+// (#26, session 12): a pronoun's contraction, a discourse marker, an
+// adverb between holder and stance, a fronted adverb, a stance phrase
+// (keen on, fond of, crazy about, into, can't stand), and the stances
+// that ended (used to, has stopped, gave up) read as a negation.
+func TestParseOpinionForms(t *testing.T) {
+	for _, tc := range []struct {
+		text, holder, object string
+	}{
+		{"I'm a big fan of hiking in the Alps.", "user", "of hiking in alps"},
+		{"I’d rather take the train.", "user", "train"},
+		{"She's keen on sourdough baking.", "she", "on sourdough baking"},
+		{"As I said, Rohan prefers window tables.", "rohan", "window tables"},
+		{"Rohan prefers window tables, as mentioned before.", "rohan", "window tables"},
+		{"Like I said Rohan prefers window tables.", "rohan", "window tables"},
+		{"To be honest, I still prefer tabs over spaces.", "user", "tabs over spaces"},
+		{"Signe generally likes cold brew.", "signe", "cold brew"},
+		{"Arjun honestly thinks pair programming helps.", "arjun", "pair programming helps"},
+		{"Downtown, Esther would rather take the tram.", "esther", "tram downtown"},
+		{"Kenji is keen on sourdough.", "kenji", "on sourdough"},
+		{"Greta is fond of handwritten letters.", "greta", "of handwritten letters"},
+		{"Ines is crazy about film cameras.", "ines", "about film cameras"},
+		{"Yara is really into horror films.", "yara", "into horror films"},
+		{"Yara is not into horror films.", "yara", "not into horror films"},
+		{"Pablo can't stand crowded trains.", "pablo", "not crowded trains"},
+		{"Pablo cannot bear crowded trains.", "pablo", "not crowded trains"},
+		{"Signe used to like cold brew.", "signe", "not cold brew"},
+		{"Zainab has stopped liking Firefox.", "zainab", "not firefox"},
+		{"Zainab quit Firefox.", "zainab", "not firefox"},
+		{"Zainab gave up on Firefox.", "zainab", "not on firefox"},
+		{"Astrid thinks the build is far too complicated.", "astrid", "build too complicated"},
+		// Not a past stance, not a marker: the words stay.
+		{"Ivan is used to cold showers.", "", "ivan used to cold showers"},
+		{"Again, the user prefers tea.", "user", "tea"},
+		{"If possible, Lena prefers trains.", "lena", "trains if possible"},
+	} {
+		p := parseOpinion(tc.text)
+		if got := strings.Join(p.holder, " "); got != tc.holder {
+			t.Errorf("%q: holder %q, want %q", tc.text, got, tc.holder)
+		}
+		if got := strings.Join(p.object, " "); got != tc.object {
+			t.Errorf("%q: object %q, want %q", tc.text, got, tc.object)
+		}
+	}
+}
+
+// The forms above decide as their words say, at any cosine and with
+// either calibration: a repeated opinion is re-affirmed; one whose stance
+// ended or turned is never folded into the old one.
+func TestRestatedFormsDecide(t *testing.T) {
+	for name, cal := range calibrations(t) {
+		for _, tc := range []struct {
+			a, b string
+			same bool
+		}{
+			{"Lucas enjoys Icelandic folk music.", "I'm sure Lucas enjoys Icelandic folk music.", false},
+			{"I love hiking in the Alps.", "I'm a big fan of hiking in the Alps.", true},
+			{"The user prefers tabs over spaces.", "I still prefer tabs over spaces.", true},
+			{"Rohan prefers window tables.", "As I said, Rohan prefers window tables.", true},
+			{"Rohan prefers window tables.", "Rohan prefers window tables, as I mentioned earlier.", true},
+			{"Signe likes cold brew in summer.", "Signe generally likes cold brew in summer.", true},
+			{"Esther prefers trams over buses downtown.", "Downtown, Esther would rather take the tram than the bus.", true},
+			{"Kenji loves sourdough baking.", "Kenji is keen on sourdough baking.", true},
+			{"Ines adores vintage film cameras.", "Ines is crazy about vintage film cameras.", true},
+			{"Pablo hates crowded trains.", "Pablo can't stand crowded trains.", true},
+			{"Yara doesn't enjoy horror films.", "Yara is not into horror films.", true},
+			{"Astrid finds the build overcomplicated.", "Astrid thinks the build is far too complicated.", true},
+			{"Signe dislikes cold brew.", "Signe used to like cold brew.", true},
+			// A stance ended or turned, whatever marker or adverb is said with it.
+			{"Signe likes cold brew.", "Signe used to like cold brew.", false},
+			{"Zainab really likes Firefox.", "Zainab has stopped liking Firefox.", false},
+			{"Zainab likes Firefox.", "Zainab gave up Firefox.", false},
+			{"Pablo likes crowded trains.", "Pablo can't stand crowded trains.", false},
+			{"Yara is into horror films.", "Yara is not into horror films.", false},
+			{"Kenji is keen on sourdough.", "Kenji is not keen on sourdough.", false},
+			{"Rohan likes window tables.", "As I said, Rohan no longer likes window tables.", false},
+			{"The user prefers tabs over spaces.", "I still prefer spaces over tabs.", false},
+			{"Rohan prefers window tables.", "Honestly, Rohan prefers booth tables.", false},
+			{"Astrid finds the build too complicated.", "Astrid finds the build far too simple.", false},
+			{"Esther prefers trams downtown.", "Uptown, Esther would rather take the tram.", false},
+		} {
+			for _, cos := range []float64{-1, cal.SameTopic, cal.SameMeaning, 1} {
+				got := DecideOpinion(tc.a, tc.b, cos, cal)
+				if (got == OpinionSame) != tc.same {
+					t.Errorf("%s: %q then %q at cos %.2f: %v, want same=%v", name, tc.a, tc.b, cos, got, tc.same)
+				}
+				if !tc.same && cos >= cal.SameTopic && got != OpinionConflict && !strings.HasPrefix(tc.b, "I'm sure") {
+					t.Errorf("%s: %q then %q at cos %.2f: %v, want a conflict", name, tc.a, tc.b, cos, got)
+				}
+			}
+		}
+	}
+}
