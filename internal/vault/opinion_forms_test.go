@@ -98,3 +98,25 @@ func TestRestatedFormsDecide(t *testing.T) {
 		}
 	}
 }
+
+// A possessed word heads its phrase: "his tea sweet" is about tea, as
+// "sweet tea" is, so the two share an aspect (and restate at
+// same_meaning), and a changed way of taking it conflicts; tea as a
+// modifier ("tea shops") is still another aspect.
+func TestPossessedHeadSharesAspect(t *testing.T) {
+	for name, cal := range calibrations(t) {
+		for _, tc := range []struct {
+			a, b string
+			cos  float64
+			want OpinionVerdict
+		}{
+			{"Chidi likes his tea sweet.", "Chidi prefers sweet tea.", cal.SameMeaning, OpinionSame},
+			{"Chidi likes his tea sweet.", "Chidi still likes tea, but without sugar.", cal.SameTopic, OpinionConflict},
+			{"Chidi likes his tea sweet.", "Chidi likes tea shops.", 1, OpinionUnrelated},
+		} {
+			if got := DecideOpinion(tc.a, tc.b, tc.cos, cal); got != tc.want {
+				t.Errorf("%s: %q then %q at cos %.2f: %v, want %v", name, tc.a, tc.b, tc.cos, got, tc.want)
+			}
+		}
+	}
+}

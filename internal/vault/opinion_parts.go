@@ -347,7 +347,8 @@ type aspectWord struct {
 
 // aspectWords are an object's content words ([opinionParts]), up to a
 // clause that says why it is held ([reasonOpens]): a reason is not what
-// the opinion is about.
+// the opinion is about. A word heads its phrase when no content word
+// follows it, or when it is possessed ("his tea sweet").
 func aspectWords(p opinionParts) []aspectWord {
 	content := func(w string) bool {
 		return p.fixed[w] || !aspectStop[w] && !elaboration[w] && !opinionFiller(w)
@@ -362,7 +363,9 @@ func aspectWords(p opinionParts) []aspectWord {
 	var out []aspectWord
 	for i, w := range object {
 		if content(w) {
-			head := i+1 == len(object) || !content(object[i+1])
+			// A possessed word heads its phrase whatever follows: in
+			// "his tea sweet" the complement comes after the head.
+			head := i+1 == len(object) || !content(object[i+1]) || p.possessed[w]
 			out = append(out, aspectWord{w, head, p.fixed[w]})
 		}
 	}
