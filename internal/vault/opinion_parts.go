@@ -355,7 +355,7 @@ func aspectWords(p opinionParts) []aspectWord {
 	}
 	object := p.object
 	for k := 1; k < len(object); k++ {
-		if reasonOpens(object, k) {
+		if reasonOpens(object, k) || exampleOpens(object, k) {
 			object = object[:k]
 			break
 		}
@@ -688,19 +688,27 @@ func overturns(a, b opinionParts, fixed func(string) bool) bool {
 // givesReason reports whether one opinion is the other with a clause
 // added at the end that says why it is held: "Oona thinks microservices
 // add too much overhead" and "… too much overhead for what they give",
-// "Lena prefers trains because they are calm". A reason leaves what is
-// held, and how, as it was, so the two are one opinion, whichever of them
-// carries the clause. It holds only where nothing else can have moved:
+// "Lena prefers trains because they are calm"; or one that gives
+// examples of it ("Farah loves Thai food, especially green curry"). A
+// reason or an example leaves what is held, and how, as it was, so the
+// two are one opinion, whichever of them carries the clause. It holds
+// only where nothing else can have moved:
 //
 //   - every content word of the shorter object is the longer one's,
 //     in order, before the clause ([elaborates]);
-//   - the clause opens with "because", or with a preposition and a
-//     wh-word ("for what they give", "for how little it costs"): a
-//     clause of reason or worth, never a context that narrows the object
-//     ("for small services", "in the evening", "as her editor");
-//   - the clause holds at most [maxReasonWords] words, none of them a
+//   - a reason opens with "because", with a preposition and a wh-word
+//     ("for what they give", "for how little it costs"), or with "since"
+//     or "as" and a pronoun for the thing held ("since they leave time
+//     to think"): a clause of reason or worth, never a context that
+//     narrows the object ("for small services", "in the evening", "as
+//     her editor", "since the move");
+//   - a reason holds at most [maxReasonWords] words, none of them a
 //     name or number, a negation (a negative stance or judgement is one:
 //     [canonicalWords]) or a comparison;
+//   - examples open with "especially", "particularly", "including",
+//     "such as", "for example", … ([exampleOpens]) and hold at most
+//     [maxExampleWords] words, which may name things but hold no number,
+//     negation, comparison or exception ([plainExample]);
 //   - neither opinion says its holder's mind changed ([changeMarked]).
 func givesReason(a, b opinionParts, fixed func(string) bool) bool {
 	if a.changed || b.changed {
@@ -712,7 +720,8 @@ func givesReason(a, b opinionParts, fixed func(string) bool) bool {
 			continue
 		}
 		for k := 1; k < len(long); k++ {
-			if reasonOpens(long, k) && plainReason(long[k:], fixed) && elaborates(short, long[:k], fixed) {
+			clause := reasonOpens(long, k) && plainReason(long[k:], fixed) || exampleOpens(long, k) && plainExample(long[k:])
+			if clause && elaborates(short, long[:k], fixed) {
 				return true
 			}
 		}
@@ -724,17 +733,67 @@ func givesReason(a, b opinionParts, fixed func(string) bool) bool {
 const maxReasonWords = 8
 
 // reasonOpens reports whether a clause of reason or worth starts at
-// words[k]: "because", or a preposition followed by a wh-word.
+// words[k]: "because"; a preposition followed by a wh-word; or "since"
+// or "as" followed by a pronoun for the thing held ("since they leave
+// time to think", "as it keeps things simple": not "since the move",
+// which says when, nor "as her editor", which narrows the object).
 func reasonOpens(words []string, k int) bool {
 	if words[k] == "because" {
 		return true
 	}
-	return k+1 < len(words) && reasonPrepositions[words[k]] && (words[k+1] == "what" || words[k+1] == "how")
+	if k+1 >= len(words) {
+		return false
+	}
+	next := words[k+1]
+	return reasonPrepositions[words[k]] && (next == "what" || next == "how") ||
+		(words[k] == "since" || words[k] == "as") && heldPronouns[next]
 }
 
-// reasonPrepositions may open a clause of worth with a wh-word: "for what
-// they give", "given how little it costs".
-var reasonPrepositions = setOf("for", "given")
+var (
+	// reasonPrepositions may open a clause of worth with a wh-word: "for
+	// what they give", "given how little it costs".
+	reasonPrepositions = setOf("for", "given")
+	// heldPronouns stand for the thing an opinion holds.
+	heldPronouns = setOf("it", "they", "this", "these", "those", "that")
+)
+
+// exampleOpens reports whether a clause that gives examples of the thing
+// held starts at words[k]: "especially", "particularly", "notably",
+// "including", "such as", "for example", "for instance", "in particular"
+// ("loves Thai food, especially green curry", "likes board games such as
+// chess"). An example says what the holder has in mind; it holds what
+// the words before it hold.
+func exampleOpens(words []string, k int) bool {
+	switch words[k] {
+	case "especially", "particularly", "notably", "including":
+		return true
+	}
+	if k+1 >= len(words) {
+		return false
+	}
+	next := words[k+1]
+	return words[k] == "such" && next == "as" || words[k] == "for" && (next == "example" || next == "instance") ||
+		words[k] == "in" && next == "particular"
+}
+
+// maxExampleWords bounds the clause of examples [givesReason] lets in.
+const maxExampleWords = 6
+
+// plainExample reports whether a clause of examples is short and holds no
+// number, negation, comparison or exception; a name may be an example
+// ("such as Catan"), since it only says which of the thing held.
+func plainExample(clause []string) bool {
+	if len(clause) > maxExampleWords {
+		return false
+	}
+	for _, w := range clause {
+		if w == "not" || w == "over" || w == "rather" || w == "instead" || w == "except" || w == "but" || w == "too" ||
+			strings.IndexFunc(w, unicode.IsDigit) >= 0 {
+			return false
+		}
+	}
+	return true
+}
 
 // plainReason reports whether a clause is short and holds no name or
 // number, negation or comparison.

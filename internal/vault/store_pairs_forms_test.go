@@ -59,12 +59,9 @@ var storePairsForms = []storePair{
 	{"restate", "Yara dislikes loud restaurants.", "Yara is not a fan of loud restaurants.", ""},
 	// Restated: a reason or an example added.
 	{"restate", "Bruno prefers Emacs for writing.", "Bruno prefers Emacs for writing because it stays out of the way.", ""},
-	{"restate", "Farah loves Thai food.", "Farah loves Thai food, especially green curry.",
-		"an example added is read as a changed object"},
-	{"restate", "Signe likes board games.", "Signe likes board games such as chess and go.",
-		"an example added is read as a changed object"},
-	{"restate", "Arjun prefers async updates over meetings.", "Arjun prefers async updates over meetings since they leave time to think.",
-		"a reason opened by 'since' is read as a changed object"},
+	{"restate", "Farah loves Thai food.", "Farah loves Thai food, especially green curry.", ""},
+	{"restate", "Signe likes board games.", "Signe likes board games such as chess and go.", ""},
+	{"restate", "Arjun prefers async updates over meetings.", "Arjun prefers async updates over meetings since they leave time to think.", ""},
 	// Changed minds.
 	{"update", "Tomasz prefers Zig over C for embedded tools.", "For embedded tools, Tomasz now prefers C over Zig.", ""},
 	{"update", "Astrid prefers Gradle for Android builds.", "Astrid now finds Gradle too slow and prefers Bazel for Android builds.", ""},
