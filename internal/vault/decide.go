@@ -271,6 +271,7 @@ func allLetters(s string) bool {
 // "likes listening to audiobooks"); a name that looks like a function
 // word ("Go") counts as a name when fixed says so.
 func elaborates(a, b []string, fixed func(string) bool) bool {
+	a, b = toAsOver(a, b), toAsOver(b, a)
 	a, b = oneSided(a, b, fixed)
 	a, b = contentOnly(a, fixed), contentOnly(b, fixed)
 	if len(a) != len(b) {
@@ -282,6 +283,28 @@ func elaborates(a, b []string, fixed func(string) bool) bool {
 		}
 	}
 	return true
+}
+
+// toAsOver writes the "to" of "prefers X to Y" in words as the "over" it
+// means when the other opinion compares and words does not ("prefers
+// paper books to e-readers" = "prefers paper books over e-readers"): the
+// first "to" between two plain content words. A "to" of another sense
+// ("tabs to keep diffs small", "driving to Oslo", "listening to
+// audiobooks") meets no "over" of the same words, so it changes no
+// verdict but a comparison's.
+func toAsOver(words, other []string) []string {
+	if slices.Contains(words, "over") || !slices.Contains(other, "over") {
+		return words
+	}
+	plain := func(w string) bool { return !elaboration[w] && !aspectStop[w] && !opinionFiller(w) }
+	for i := 1; i+1 < len(words); i++ {
+		if words[i] == "to" && plain(words[i-1]) && plain(words[i+1]) {
+			out := slices.Clone(words)
+			out[i] = "over"
+			return out
+		}
+	}
+	return words
 }
 
 // oneSided returns two opinions' words without what only one of them

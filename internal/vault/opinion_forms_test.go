@@ -120,3 +120,30 @@ func TestPossessedHeadSharesAspect(t *testing.T) {
 		}
 	}
 }
+
+// "Prefers X to Y" is "prefers X over Y": the two restate at any cosine;
+// the comparison turned round, or a "to" of another sense, never does.
+func TestPrefersToIsOver(t *testing.T) {
+	for name, cal := range calibrations(t) {
+		for _, tc := range []struct {
+			a, b string
+			same bool
+		}{
+			{"Paulina prefers paper books over e-readers.", "Paulina still prefers paper books to e-readers.", true},
+			{"Lena prefers trains to planes within Europe.", "Within Europe, Lena would rather take trains over planes.", true},
+			{"Paulina prefers e-readers over paper books.", "Paulina prefers paper books to e-readers.", false},
+			{"Lena prefers tea to coffee.", "Lena prefers coffee to tea.", false},
+			{"Lena prefers tea to coffee.", "Lena prefers coffee over tea.", false},
+			{"Ruth prefers driving to Oslo.", "Ruth prefers driving over flying to Oslo.", false},
+			{"Yusuf prefers tabs to keep diffs small.", "Yusuf prefers spaces over tabs.", false},
+			{"Mira likes listening to audiobooks.", "Mira likes audiobooks over podcasts.", false},
+		} {
+			for _, cos := range []float64{-1, cal.SameTopic, cal.SameMeaning, 1} {
+				got := DecideOpinion(tc.a, tc.b, cos, cal)
+				if (got == OpinionSame) != tc.same {
+					t.Errorf("%s: %q then %q at cos %.2f: %v, want same=%v", name, tc.a, tc.b, cos, got, tc.same)
+				}
+			}
+		}
+	}
+}
