@@ -147,3 +147,37 @@ func TestPrefersToIsOver(t *testing.T) {
 		}
 	}
 }
+
+// A modifier said as a phrase after its head, or after the verb the
+// lexicon says the head as, restates at any cosine ([movesModifier]);
+// another modifier, no preposition, a name moved, a preposition that
+// names a time ("before"), a changed mind or a turned stance never does.
+func TestModifierAfterHead(t *testing.T) {
+	for name, cal := range calibrations(t) {
+		for _, tc := range []struct {
+			a, b string
+			same bool
+		}{
+			{"Wanjiru loves morning yoga.", "Wanjiru loves yoga in the morning.", true},
+			{"Sofia prefers swims in the evening.", "Sofia prefers evening swims.", true},
+			{"Ana prefers home cooking on weekdays.", "Ana prefers cooking at home on weekdays.", true},
+			{"Lena likes milk tea.", "Lena likes tea with milk.", true},
+			{"Mira prefers early flights.", "Mira likes to fly early.", true},
+			{"Wanjiru loves morning yoga.", "Wanjiru loves yoga in the evening.", false},
+			{"Lena likes milk chocolate.", "Lena likes chocolate milk.", false},
+			{"Hana likes breakfast workouts.", "Hana likes workouts before breakfast.", false},
+			{"Mira prefers early flights.", "Mira likes to fly late.", false},
+			{"Mira prefers early flights.", "Mira no longer likes to fly early.", false},
+			{"Mira prefers early flights.", "Mira now likes to fly early.", false},
+			{"Wanjiru loves morning yoga.", "Wanjiru dislikes yoga in the morning.", false},
+			{"Ivan prefers window seats on night trains.", "Ivan prefers night seats on window trains.", false},
+		} {
+			for _, cos := range []float64{-1, cal.SameTopic, cal.SameMeaning, 1} {
+				got := DecideOpinion(tc.a, tc.b, cos, cal)
+				if (got == OpinionSame) != tc.same {
+					t.Errorf("%s: %q then %q at cos %.2f: %v, want same=%v", name, tc.a, tc.b, cos, got, tc.same)
+				}
+			}
+		}
+	}
+}

@@ -527,6 +527,74 @@ func complements(a, b opinionParts, fixed func(string) bool) bool {
 	return false
 }
 
+// movesModifier reports whether one opinion's object says the other's
+// modifier after its head: as a phrase opened by a preposition ("morning
+// yoga" = "yoga in the morning", "weekend markets" = "markets on the
+// weekend"), or, where the head is said as the verb of its act (the
+// lexicon pairs the two: [lexicon.Same]), as that verb's adverb ("early
+// flights" = "fly early"). Nothing is added or taken away: the same
+// content words, one neighbouring pair in the other order, every other
+// word agreeing as in [elaborates]. Neither moved word may be a name or
+// number, a negation, comparison or degree word, or a word of no aspect
+// ("before", "most"); the verb's form holds only while neither opinion
+// says its holder's mind changed, as [sayOtherwise] does.
+func movesModifier(a, b opinionParts, fixed func(string) bool) bool {
+	plain := func(w string) bool {
+		return !fixed(w) && movable(w, a, b) && !aspectStop[w] && !opinionFiller(w) && strings.IndexFunc(w, unicode.IsDigit) < 0
+	}
+	for _, side := range [][2]opinionParts{{a, b}, {b, a}} {
+		x, y := side[0].object, side[1].object
+		for i := 0; i+1 < len(x); i++ {
+			m, h := x[i], x[i+1]
+			if !plain(m) || !plain(h) {
+				continue
+			}
+			swapped := slices.Clone(x)
+			swapped[i], swapped[i+1] = h, m
+			if phraseAfter(y, h, m) && elaborates(swapped, y, fixed) {
+				return true
+			}
+			if !a.changed && !b.changed && verbAdverb(contentOnly(swapped, fixed), contentOnly(y, fixed), h, m) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// modifierPrepositions open the phrase a modifier becomes after its head.
+var modifierPrepositions = setOf("in", "at", "on", "for", "of", "from", "with", "by")
+
+// phraseAfter reports whether words hold h, then a preposition
+// ([modifierPrepositions]), then m.
+func phraseAfter(words []string, h, m string) bool {
+	for j := 0; j+2 < len(words); j++ {
+		if sameOpinionWord(words[j], h) && modifierPrepositions[words[j+1]] && sameOpinionWord(words[j+2], m) {
+			return true
+		}
+	}
+	return false
+}
+
+// verbAdverb reports whether the content words x (a head h moved before
+// its modifier m) and y agree word for word but at h, which y says as a
+// word the lexicon pairs with it and not as h itself.
+func verbAdverb(x, y []string, h, m string) bool {
+	if len(x) != len(y) || slices.ContainsFunc(y, func(w string) bool { return sameOpinionWord(w, h) }) {
+		return false
+	}
+	paired := false
+	for i := range x {
+		switch {
+		case x[i] == h && i+1 < len(x) && x[i+1] == m && lexicon.Same(h, y[i]):
+			paired = true
+		case !sameOpinionWord(x[i], y[i]):
+			return false
+		}
+	}
+	return paired
+}
+
 // directlyAfter reports whether the words added follow the word w at once
 // in an object's words, with no function word between.
 func directlyAfter(object []string, w string, added []string) bool {
