@@ -333,18 +333,24 @@ func oneSided(a, b []string, fixed func(string) bool) ([]string, []string) {
 // consuming returns where an opinion's words say how its object is taken
 // in, watched, listened to, read, eaten or drunk ("likes watching ski
 // jumping", "prefers to read on paper" is none: a verb counts only right
-// before its object, a plain content word): the opinion is about the
-// object either way. A verb of doing ("playing football", "writing
+// before its object, a plain content word), or, as an infinitive, the
+// everyday act it is chosen for ([usingVerbs]: "would rather pay cash",
+// "would rather shop at markets", a preposition allowed before the
+// object): the opinion is about the object either way. A verb of doing ("playing football", "writing
 // books") is no such word, and stays what the opinion holds.
 func consuming(words []string, fixed func(string) bool) []int {
 	var at []int
 	for i, w := range words {
-		if !consumingGerunds[w] && !(consumingVerbs[w] && i > 0 && words[i-1] == "to") {
+		infinitive := i > 0 && words[i-1] == "to"
+		if !consumingGerunds[w] && !(consumingVerbs[w] && infinitive) && !(usingVerbs[w] && infinitive) {
 			continue
 		}
 		next := i + 1
 		if next < len(words) && words[next] == "to" && (w == "listening" || w == "listen") {
 			next++
+		}
+		if next+1 < len(words) && usingVerbs[w] && modifierPrepositions[words[next]] {
+			next++ // "shop at markets"
 		}
 		if next < len(words) && !fixed(w) && (fixed(words[next]) || !elaboration[words[next]] && !aspectStop[words[next]] &&
 			!opinionFiller(words[next]) && words[next] != "not") {
@@ -357,6 +363,12 @@ func consuming(words []string, fixed func(string) bool) []int {
 var (
 	consumingGerunds = setOf("watching", "listening", "reading", "eating", "drinking")
 	consumingVerbs   = setOf("watch", "listen", "read", "eat", "drink")
+	// usingVerbs, as an infinitive ("would rather pay cash than card",
+	// "prefers to shop at markets"), name the everyday act the object is
+	// chosen for, as a light verb does (use, take, have), and say nothing
+	// against it. Only the infinitive counts: "book clubs", "shop
+	// windows" and "ride sharing" are nouns.
+	usingVerbs = setOf("pay", "shop", "buy", "order", "ride", "wear", "book", "visit", "get")
 )
 
 func withoutAt(words []string, at []int) []string {

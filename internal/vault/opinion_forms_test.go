@@ -15,7 +15,7 @@ func TestParseOpinionForms(t *testing.T) {
 		text, holder, object string
 	}{
 		{"I'm a big fan of hiking in the Alps.", "user", "of hiking in alps"},
-		{"I’d rather take the train.", "user", "train"},
+		{"I’d rather take the train.", "user", "to train"},
 		{"She's keen on sourdough baking.", "she", "on sourdough baking"},
 		{"As I said, Rohan prefers window tables.", "rohan", "window tables"},
 		{"Rohan prefers window tables, as mentioned before.", "rohan", "window tables"},
@@ -23,7 +23,7 @@ func TestParseOpinionForms(t *testing.T) {
 		{"To be honest, I still prefer tabs over spaces.", "user", "tabs over spaces"},
 		{"Signe generally likes cold brew.", "signe", "cold brew"},
 		{"Arjun honestly thinks pair programming helps.", "arjun", "pair programming helps"},
-		{"Downtown, Esther would rather take the tram.", "esther", "tram downtown"},
+		{"Downtown, Esther would rather take the tram.", "esther", "to tram downtown"},
 		{"Kenji is keen on sourdough.", "kenji", "on sourdough"},
 		{"Greta is fond of handwritten letters.", "greta", "of handwritten letters"},
 		{"Ines is crazy about film cameras.", "ines", "about film cameras"},
@@ -171,6 +171,38 @@ func TestModifierAfterHead(t *testing.T) {
 			{"Mira prefers early flights.", "Mira now likes to fly early.", false},
 			{"Wanjiru loves morning yoga.", "Wanjiru dislikes yoga in the morning.", false},
 			{"Ivan prefers window seats on night trains.", "Ivan prefers night seats on window trains.", false},
+		} {
+			for _, cos := range []float64{-1, cal.SameTopic, cal.SameMeaning, 1} {
+				got := DecideOpinion(tc.a, tc.b, cos, cal)
+				if (got == OpinionSame) != tc.same {
+					t.Errorf("%s: %q then %q at cos %.2f: %v, want same=%v", name, tc.a, tc.b, cos, got, tc.same)
+				}
+			}
+		}
+	}
+}
+
+// The everyday act an object is chosen for, said as an infinitive after
+// "would rather" or "prefers to" (pay, shop, book, ride, …), leaves the
+// opinion what it was ([usingVerbs]); the same word as a noun, a verb
+// against the object, another act on each side, or a negation never
+// does.
+func TestUsingVerbAdded(t *testing.T) {
+	for name, cal := range calibrations(t) {
+		for _, tc := range []struct {
+			a, b string
+			same bool
+		}{
+			{"Per prefers cash over card at markets.", "At markets, Per would rather pay cash than card.", true},
+			{"Freya prefers weekend markets.", "Freya would rather shop at markets on the weekend.", true},
+			{"Lena prefers window seats.", "Lena prefers to book window seats.", true},
+			{"Lena prefers the night bus.", "Lena would rather ride the night bus.", true},
+			{"Lena likes book clubs.", "Lena likes clubs.", false},
+			{"Lena likes shop windows.", "Lena likes windows.", false},
+			{"Tobias prefers the gym.", "Tobias would rather skip the gym.", false},
+			{"Per prefers cash.", "Per would rather pay by card.", false},
+			{"Lena prefers trains.", "Lena would rather not ride trains.", false},
+			{"Per would rather pay cash.", "Per would rather buy cash.", false},
 		} {
 			for _, cos := range []float64{-1, cal.SameTopic, cal.SameMeaning, 1} {
 				got := DecideOpinion(tc.a, tc.b, cos, cal)

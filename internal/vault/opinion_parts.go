@@ -77,8 +77,20 @@ func parseOpinion(text string) opinionParts {
 		}
 		p.holder = append(p.holder, w)
 	}
-	p.object = canonicalWords(rest, true)
+	p.object = ratherAsTo(rest, canonicalWords(rest, true))
 	return p
+}
+
+// ratherAsTo writes the bare verb after "would rather" as the infinitive
+// it is ("would rather pay cash" holds what "prefers to pay cash" holds):
+// the object of a stance that opens with "rather" within its first
+// three words gets a leading "to", a function word, so [consuming] reads
+// the verb after it as it reads one after "prefers to".
+func ratherAsTo(stance, object []string) []string {
+	if len(object) == 0 || object[0] == "to" || object[0] == "not" || !slices.Contains(stance[:min(len(stance), 3)], "rather") {
+		return object
+	}
+	return append([]string{"to"}, object...)
 }
 
 // holderEnd returns where the stance starts (the first stance word, a

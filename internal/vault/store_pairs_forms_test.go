@@ -46,8 +46,7 @@ var storePairsForms = []storePair{
 	{"restate", "Esther prefers trams over buses downtown.", "Downtown, Esther would rather take the tram than the bus.", ""},
 	{"restate", "Malik likes his steak medium-rare.", "Malik prefers medium-rare steak.", ""},
 	{"restate", "Chidi likes his tea sweet.", "Chidi prefers sweet tea.", ""},
-	{"restate", "Freya prefers weekend markets.", "Freya would rather shop at markets on the weekend.",
-		"'shop' added and the modifier moved"},
+	{"restate", "Freya prefers weekend markets.", "Freya would rather shop at markets on the weekend.", ""},
 	// Restated: another judgement of the same worth, a gerund, a negation said otherwise.
 	{"restate", "Ayesha thinks SQLite is the right default for small apps.", "Ayesha considers SQLite the sensible default for small apps in most cases.", ""},
 	{"restate", "Astrid finds the Gradle build overcomplicated.", "Astrid thinks the Gradle build is far too complicated.", ""},

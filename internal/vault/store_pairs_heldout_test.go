@@ -142,8 +142,7 @@ var storePairsHeldOut = []storePair{
 	{"restate", "Jonas thinks pineapple on pizza is wrong.", "Jonas thinks pineapple does not belong on pizza.",
 		"'is wrong' said as 'does not belong': another predicate"},
 	{"restate", "Mira prefers early flights.", "Mira likes to fly early.", ""},
-	{"restate", "Per prefers cash over card at markets.", "At markets, Per would rather pay cash than card.",
-		"'pay' added: a verb of doing, not a light verb"},
+	{"restate", "Per prefers cash over card at markets.", "At markets, Per would rather pay cash than card.", ""},
 	{"restate", "Elif likes spicy ramen.", "Elif is a fan of spicy ramen.", ""},
 	{"restate", "Aron thinks Rust is a great fit for CLI tools.", "Aron considers Rust a good fit for CLI tools.", ""},
 }
