@@ -17,8 +17,12 @@ import "testing"
 // word of their context. Facts and duplicates keep the evaluation's shape.
 //
 // Before the session-12 rules (both bundled models): distinct 6/6,
-// duplicate 4/4, update 22/26, restate 15/34, aspect 1/4, lost 0
-// (the known misses below say why).
+// duplicate 4/4, update 22/26, restate 15/34, aspect 1/4, lost 0; after
+// them update 26/26, restate 34/34, aspect 1/4. A second batch, written
+// once the rules were in and not used to choose them, scores restate
+// 15/16 and update 11/12 (v1; v2 12/12), lost 0, where the rules before
+// them score restate 4/16 and update 9/12. The known misses below say
+// why.
 var storePairsForms = []storePair{
 	// Restated: degree and stance said otherwise.
 	{"restate", "Lucas enjoys Icelandic folk music.", "Lucas is a huge fan of Icelandic folk music.", ""},
@@ -94,6 +98,38 @@ var storePairsForms = []storePair{
 		"the shared modifier 'weekend' and the model put them on one aspect"},
 	{"aspect", "Kenji is keen on sourdough baking.", "Kenji is keen on sourdough pizza.",
 		"the shared modifier 'sourdough' and the model put them on one aspect"},
+	// A second batch, written after the session-12 rules and not used to
+	// choose them: how far the rules reach past the pairs above.
+	{"restate", "Dagny loves cross-country skiing.", "Dagny is really into cross-country skiing.", ""},
+	{"restate", "Ravi prefers Vim over Nano for quick edits.", "For quick edits, Ravi would rather use Vim than Nano.", ""},
+	{"restate", "Selin thinks daily standups are pointless.", "Selin still thinks daily standups are pointless.", ""},
+	{"restate", "Kwabena hates early flights.", "Kwabena can't stand flying early.", ""},
+	{"restate", "Marta likes her bread toasted.", "Marta prefers toasted bread.", ""},
+	{"restate", "Thiago enjoys jazz on vinyl.", "As I mentioned, Thiago enjoys jazz on vinyl.", ""},
+	{"restate", "Nour prefers evening classes.", "Nour would rather take classes in the evening.", ""},
+	{"restate", "Emre finds Maven overcomplicated.", "Emre thinks Maven is way too complicated.", ""},
+	{"restate", "Ilse is a fan of long-distance trains.", "Ilse loves long-distance trains because they are relaxing.", ""},
+	{"restate", "Joon dislikes open-plan offices.", "Joon is not keen on open-plan offices.", ""},
+	{"restate", "I prefer aisle seats on long flights.", "On long flights, I'd rather have an aisle seat.", ""},
+	{"restate", "Dagny thinks Postgres is the best default database.", "Dagny considers Postgres the right default database for most teams.", ""},
+	{"restate", "Ravi likes spicy food, especially Sichuan dishes.", "Ravi loves spicy food.", ""},
+	{"restate", "Selin prefers tea to coffee in the afternoon.", "In the afternoon, Selin would rather drink tea than coffee.", ""},
+	{"restate", "Marta likes batch cooking.", "Marta prefers batch-cooking meals for the week.",
+		"the gerund's object is followed by a context ('for the week') the noun does not have"},
+	{"restate", "Thiago doesn't like crowded beaches.", "Thiago dislikes crowded beaches.", ""},
+	{"update", "Dagny loves cross-country skiing.", "Dagny has stopped enjoying cross-country skiing.", ""},
+	{"update", "Ravi prefers Vim over Nano.", "Ravi now prefers Nano over Vim.", ""},
+	{"update", "Selin thinks daily standups are pointless.", "Selin now thinks daily standups are useful.", ""},
+	{"update", "Marta likes her bread toasted.", "Marta now likes her bread fresh.", ""},
+	{"update", "Nour prefers evening classes.", "Nour now prefers morning classes.", ""},
+	{"update", "Ilse is a fan of long-distance trains.", "Ilse used to be a fan of long-distance trains.", ""},
+	{"update", "Joon dislikes open-plan offices.", "Joon has come to like open-plan offices.", ""},
+	{"update", "I prefer aisle seats.", "I'd rather have window seats.",
+		"v1 only: the bundled model puts the two below same_topic, so the shared head 'seats' alone makes no aspect"},
+	{"update", "Thiago enjoys jazz on vinyl.", "Thiago is no longer into jazz on vinyl.", ""},
+	{"update", "Emre prefers Maven for Java builds.", "Emre has switched to Gradle for Java builds.", ""},
+	{"update", "Kwabena likes cold showers.", "Kwabena can't stand cold showers anymore.", ""},
+	{"update", "Selin prefers tea to coffee.", "Selin prefers coffee to tea.", ""},
 	// Facts of the evaluation's shape.
 	{"distinct", "The boiler service is due in March.", "The boiler service is due in May.", ""},
 	{"distinct", "Chidi is vegetarian.", "Chidi is not vegetarian.", ""},
