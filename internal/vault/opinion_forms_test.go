@@ -55,43 +55,41 @@ func TestParseOpinionForms(t *testing.T) {
 // either calibration: a repeated opinion is re-affirmed; one whose stance
 // ended or turned is never folded into the old one.
 func TestRestatedFormsDecide(t *testing.T) {
+	cases := []sameCase{
+		{"Lucas enjoys Icelandic folk music.", "I'm sure Lucas enjoys Icelandic folk music.", false},
+		{"I love hiking in the Alps.", "I'm a big fan of hiking in the Alps.", true},
+		{"The user prefers tabs over spaces.", "I still prefer tabs over spaces.", true},
+		{"Rohan prefers window tables.", "As I said, Rohan prefers window tables.", true},
+		{"Rohan prefers window tables.", "Rohan prefers window tables, as I mentioned earlier.", true},
+		{"Signe likes cold brew in summer.", "Signe generally likes cold brew in summer.", true},
+		{"Esther prefers trams over buses downtown.", "Downtown, Esther would rather take the tram than the bus.", true},
+		{"Kenji loves sourdough baking.", "Kenji is keen on sourdough baking.", true},
+		{"Ines adores vintage film cameras.", "Ines is crazy about vintage film cameras.", true},
+		{"Pablo hates crowded trains.", "Pablo can't stand crowded trains.", true},
+		{"Yara doesn't enjoy horror films.", "Yara is not into horror films.", true},
+		{"Astrid finds the build overcomplicated.", "Astrid thinks the build is far too complicated.", true},
+		{"Signe dislikes cold brew.", "Signe used to like cold brew.", true},
+		// A stance ended or turned, whatever marker or adverb is said with it.
+		{"Signe likes cold brew.", "Signe used to like cold brew.", false},
+		{"Zainab really likes Firefox.", "Zainab has stopped liking Firefox.", false},
+		{"Zainab likes Firefox.", "Zainab gave up Firefox.", false},
+		{"Pablo likes crowded trains.", "Pablo can't stand crowded trains.", false},
+		{"Yara is into horror films.", "Yara is not into horror films.", false},
+		{"Kenji is keen on sourdough.", "Kenji is not keen on sourdough.", false},
+		{"Rohan likes window tables.", "As I said, Rohan no longer likes window tables.", false},
+		{"The user prefers tabs over spaces.", "I still prefer spaces over tabs.", false},
+		{"Rohan prefers window tables.", "Honestly, Rohan prefers booth tables.", false},
+		{"Astrid finds the build too complicated.", "Astrid finds the build far too simple.", false},
+		{"Esther prefers trams downtown.", "Uptown, Esther would rather take the tram.", false},
+	}
+	wantSameAtEveryCosine(t, cases)
+	// A changed stance of one holder on one aspect is a conflict wherever
+	// the model says the two share a topic (the first pair names another
+	// holder: "I'm sure Lucas").
 	for name, cal := range calibrations(t) {
-		for _, tc := range []struct {
-			a, b string
-			same bool
-		}{
-			{"Lucas enjoys Icelandic folk music.", "I'm sure Lucas enjoys Icelandic folk music.", false},
-			{"I love hiking in the Alps.", "I'm a big fan of hiking in the Alps.", true},
-			{"The user prefers tabs over spaces.", "I still prefer tabs over spaces.", true},
-			{"Rohan prefers window tables.", "As I said, Rohan prefers window tables.", true},
-			{"Rohan prefers window tables.", "Rohan prefers window tables, as I mentioned earlier.", true},
-			{"Signe likes cold brew in summer.", "Signe generally likes cold brew in summer.", true},
-			{"Esther prefers trams over buses downtown.", "Downtown, Esther would rather take the tram than the bus.", true},
-			{"Kenji loves sourdough baking.", "Kenji is keen on sourdough baking.", true},
-			{"Ines adores vintage film cameras.", "Ines is crazy about vintage film cameras.", true},
-			{"Pablo hates crowded trains.", "Pablo can't stand crowded trains.", true},
-			{"Yara doesn't enjoy horror films.", "Yara is not into horror films.", true},
-			{"Astrid finds the build overcomplicated.", "Astrid thinks the build is far too complicated.", true},
-			{"Signe dislikes cold brew.", "Signe used to like cold brew.", true},
-			// A stance ended or turned, whatever marker or adverb is said with it.
-			{"Signe likes cold brew.", "Signe used to like cold brew.", false},
-			{"Zainab really likes Firefox.", "Zainab has stopped liking Firefox.", false},
-			{"Zainab likes Firefox.", "Zainab gave up Firefox.", false},
-			{"Pablo likes crowded trains.", "Pablo can't stand crowded trains.", false},
-			{"Yara is into horror films.", "Yara is not into horror films.", false},
-			{"Kenji is keen on sourdough.", "Kenji is not keen on sourdough.", false},
-			{"Rohan likes window tables.", "As I said, Rohan no longer likes window tables.", false},
-			{"The user prefers tabs over spaces.", "I still prefer spaces over tabs.", false},
-			{"Rohan prefers window tables.", "Honestly, Rohan prefers booth tables.", false},
-			{"Astrid finds the build too complicated.", "Astrid finds the build far too simple.", false},
-			{"Esther prefers trams downtown.", "Uptown, Esther would rather take the tram.", false},
-		} {
-			for _, cos := range []float64{-1, cal.SameTopic, cal.SameMeaning, 1} {
-				got := DecideOpinion(tc.a, tc.b, cos, cal)
-				if (got == OpinionSame) != tc.same {
-					t.Errorf("%s: %q then %q at cos %.2f: %v, want same=%v", name, tc.a, tc.b, cos, got, tc.same)
-				}
-				if !tc.same && cos >= cal.SameTopic && got != OpinionConflict && !strings.HasPrefix(tc.b, "I'm sure") {
+		for _, tc := range cases[1:] {
+			for _, cos := range []float64{cal.SameTopic, 1} {
+				if got := DecideOpinion(tc.a, tc.b, cos, cal); !tc.same && got != OpinionConflict {
 					t.Errorf("%s: %q then %q at cos %.2f: %v, want a conflict", name, tc.a, tc.b, cos, got)
 				}
 			}
@@ -124,28 +122,16 @@ func TestPossessedHeadSharesAspect(t *testing.T) {
 // "Prefers X to Y" is "prefers X over Y": the two restate at any cosine;
 // the comparison turned round, or a "to" of another sense, never does.
 func TestPrefersToIsOver(t *testing.T) {
-	for name, cal := range calibrations(t) {
-		for _, tc := range []struct {
-			a, b string
-			same bool
-		}{
-			{"Paulina prefers paper books over e-readers.", "Paulina still prefers paper books to e-readers.", true},
-			{"Lena prefers trains to planes within Europe.", "Within Europe, Lena would rather take trains over planes.", true},
-			{"Paulina prefers e-readers over paper books.", "Paulina prefers paper books to e-readers.", false},
-			{"Lena prefers tea to coffee.", "Lena prefers coffee to tea.", false},
-			{"Lena prefers tea to coffee.", "Lena prefers coffee over tea.", false},
-			{"Ruth prefers driving to Oslo.", "Ruth prefers driving over flying to Oslo.", false},
-			{"Yusuf prefers tabs to keep diffs small.", "Yusuf prefers spaces over tabs.", false},
-			{"Mira likes listening to audiobooks.", "Mira likes audiobooks over podcasts.", false},
-		} {
-			for _, cos := range []float64{-1, cal.SameTopic, cal.SameMeaning, 1} {
-				got := DecideOpinion(tc.a, tc.b, cos, cal)
-				if (got == OpinionSame) != tc.same {
-					t.Errorf("%s: %q then %q at cos %.2f: %v, want same=%v", name, tc.a, tc.b, cos, got, tc.same)
-				}
-			}
-		}
-	}
+	wantSameAtEveryCosine(t, []sameCase{
+		{"Paulina prefers paper books over e-readers.", "Paulina still prefers paper books to e-readers.", true},
+		{"Lena prefers trains to planes within Europe.", "Within Europe, Lena would rather take trains over planes.", true},
+		{"Paulina prefers e-readers over paper books.", "Paulina prefers paper books to e-readers.", false},
+		{"Lena prefers tea to coffee.", "Lena prefers coffee to tea.", false},
+		{"Lena prefers tea to coffee.", "Lena prefers coffee over tea.", false},
+		{"Ruth prefers driving to Oslo.", "Ruth prefers driving over flying to Oslo.", false},
+		{"Yusuf prefers tabs to keep diffs small.", "Yusuf prefers spaces over tabs.", false},
+		{"Mira likes listening to audiobooks.", "Mira likes audiobooks over podcasts.", false},
+	})
 }
 
 // A modifier said as a phrase after its head, or after the verb the
@@ -153,33 +139,21 @@ func TestPrefersToIsOver(t *testing.T) {
 // another modifier, no preposition, a name moved, a preposition that
 // names a time ("before"), a changed mind or a turned stance never does.
 func TestModifierAfterHead(t *testing.T) {
-	for name, cal := range calibrations(t) {
-		for _, tc := range []struct {
-			a, b string
-			same bool
-		}{
-			{"Wanjiru loves morning yoga.", "Wanjiru loves yoga in the morning.", true},
-			{"Sofia prefers swims in the evening.", "Sofia prefers evening swims.", true},
-			{"Ana prefers home cooking on weekdays.", "Ana prefers cooking at home on weekdays.", true},
-			{"Lena likes milk tea.", "Lena likes tea with milk.", true},
-			{"Mira prefers early flights.", "Mira likes to fly early.", true},
-			{"Wanjiru loves morning yoga.", "Wanjiru loves yoga in the evening.", false},
-			{"Lena likes milk chocolate.", "Lena likes chocolate milk.", false},
-			{"Hana likes breakfast workouts.", "Hana likes workouts before breakfast.", false},
-			{"Mira prefers early flights.", "Mira likes to fly late.", false},
-			{"Mira prefers early flights.", "Mira no longer likes to fly early.", false},
-			{"Mira prefers early flights.", "Mira now likes to fly early.", false},
-			{"Wanjiru loves morning yoga.", "Wanjiru dislikes yoga in the morning.", false},
-			{"Ivan prefers window seats on night trains.", "Ivan prefers night seats on window trains.", false},
-		} {
-			for _, cos := range []float64{-1, cal.SameTopic, cal.SameMeaning, 1} {
-				got := DecideOpinion(tc.a, tc.b, cos, cal)
-				if (got == OpinionSame) != tc.same {
-					t.Errorf("%s: %q then %q at cos %.2f: %v, want same=%v", name, tc.a, tc.b, cos, got, tc.same)
-				}
-			}
-		}
-	}
+	wantSameAtEveryCosine(t, []sameCase{
+		{"Wanjiru loves morning yoga.", "Wanjiru loves yoga in the morning.", true},
+		{"Sofia prefers swims in the evening.", "Sofia prefers evening swims.", true},
+		{"Ana prefers home cooking on weekdays.", "Ana prefers cooking at home on weekdays.", true},
+		{"Lena likes milk tea.", "Lena likes tea with milk.", true},
+		{"Mira prefers early flights.", "Mira likes to fly early.", true},
+		{"Wanjiru loves morning yoga.", "Wanjiru loves yoga in the evening.", false},
+		{"Lena likes milk chocolate.", "Lena likes chocolate milk.", false},
+		{"Hana likes breakfast workouts.", "Hana likes workouts before breakfast.", false},
+		{"Mira prefers early flights.", "Mira likes to fly late.", false},
+		{"Mira prefers early flights.", "Mira no longer likes to fly early.", false},
+		{"Mira prefers early flights.", "Mira now likes to fly early.", false},
+		{"Wanjiru loves morning yoga.", "Wanjiru dislikes yoga in the morning.", false},
+		{"Ivan prefers window seats on night trains.", "Ivan prefers night seats on window trains.", false},
+	})
 }
 
 // The everyday act an object is chosen for, said as an infinitive after
@@ -188,25 +162,35 @@ func TestModifierAfterHead(t *testing.T) {
 // against the object, another act on each side, or a negation never
 // does.
 func TestUsingVerbAdded(t *testing.T) {
+	wantSameAtEveryCosine(t, []sameCase{
+		{"Per prefers cash over card at markets.", "At markets, Per would rather pay cash than card.", true},
+		{"Freya prefers weekend markets.", "Freya would rather shop at markets on the weekend.", true},
+		{"Lena prefers window seats.", "Lena prefers to book window seats.", true},
+		{"Lena prefers the night bus.", "Lena would rather ride the night bus.", true},
+		{"Lena likes book clubs.", "Lena likes clubs.", false},
+		{"Lena likes shop windows.", "Lena likes windows.", false},
+		{"Tobias prefers the gym.", "Tobias would rather skip the gym.", false},
+		{"Per prefers cash.", "Per would rather pay by card.", false},
+		{"Lena prefers trains.", "Lena would rather not ride trains.", false},
+		{"Per would rather pay cash.", "Per would rather buy cash.", false},
+	})
+}
+
+// sameCase is a pair of opinions and whether the second restates the
+// first.
+type sameCase struct {
+	a, b string
+	same bool
+}
+
+// wantSameAtEveryCosine checks each case with either calibration at
+// every cosine a rule reads (-1, same_topic, same_meaning, 1): the rules
+// these cases judge are literal, so the verdict must not move with it.
+func wantSameAtEveryCosine(t *testing.T, cases []sameCase) {
 	for name, cal := range calibrations(t) {
-		for _, tc := range []struct {
-			a, b string
-			same bool
-		}{
-			{"Per prefers cash over card at markets.", "At markets, Per would rather pay cash than card.", true},
-			{"Freya prefers weekend markets.", "Freya would rather shop at markets on the weekend.", true},
-			{"Lena prefers window seats.", "Lena prefers to book window seats.", true},
-			{"Lena prefers the night bus.", "Lena would rather ride the night bus.", true},
-			{"Lena likes book clubs.", "Lena likes clubs.", false},
-			{"Lena likes shop windows.", "Lena likes windows.", false},
-			{"Tobias prefers the gym.", "Tobias would rather skip the gym.", false},
-			{"Per prefers cash.", "Per would rather pay by card.", false},
-			{"Lena prefers trains.", "Lena would rather not ride trains.", false},
-			{"Per would rather pay cash.", "Per would rather buy cash.", false},
-		} {
+		for _, tc := range cases {
 			for _, cos := range []float64{-1, cal.SameTopic, cal.SameMeaning, 1} {
-				got := DecideOpinion(tc.a, tc.b, cos, cal)
-				if (got == OpinionSame) != tc.same {
+				if got := DecideOpinion(tc.a, tc.b, cos, cal); (got == OpinionSame) != tc.same {
 					t.Errorf("%s: %q then %q at cos %.2f: %v, want same=%v", name, tc.a, tc.b, cos, got, tc.same)
 				}
 			}

@@ -83,41 +83,14 @@ var propPoisons = []string{"not", "never", "Kotlin", "Berlin", "3", "2024", "mor
 // conflict; the same clause with a negation, a name, a number or a
 // comparison in it is never folded, at any cosine and with either
 // calibration.
-func TestPropReasonClause(t *testing.T) {
-	cals := calibrations(t)
-	rapid.Check(t, func(t *rapid.T) {
-		holder := rapid.SampledFrom(propHolders).Draw(t, "holder")
-		stance := rapid.SampledFrom(propStances).Draw(t, "stance")
-		value := rapid.SampledFrom(propValues).Draw(t, "value")
-		context := rapid.SampledFrom(append(propContexts, "")).Draw(t, "context")
-		reason := rapid.SampledFrom(propReasons).Draw(t, "reason")
-		base := strings.TrimSpace(holder + " " + stance + " " + value + " " + context)
-		with := base + " " + reason + "."
-		words := strings.Fields(reason)
-		at := rapid.IntRange(1, len(words)).Draw(t, "at")
-		poison := rapid.SampledFrom(propPoisons).Draw(t, "poison")
-		poisoned := base + " " + strings.Join(append(append(words[:at:at], poison), words[at:]...), " ") + "."
-		cos := rapid.Float64Range(-1, 1).Draw(t, "cos")
-		for name, cal := range cals {
-			for _, c := range []float64{cos, 1} {
-				for _, p := range [][2]string{{base + ".", with}, {with, base + "."}} {
-					if got := DecideOpinion(p[0], p[1], c, cal); got != OpinionSame {
-						t.Fatalf("%s: %q then %q at cos %.3f: %v, want same", name, p[0], p[1], c, got)
-					}
-				}
-				if got := DecideOpinion(base+".", poisoned, c, cal); got == OpinionSame {
-					t.Fatalf("%s: %q then %q at cos %.3f: folded", name, base+".", poisoned, c)
-				}
-			}
-		}
-	})
-}
+func TestPropReasonClause(t *testing.T) { checkClauseProp(t, " ", propReasons, propPoisons) }
 
 // propExamples are clauses that give examples of the thing held, a name
 // among them; propExamplePoisons may never ride in on one: a negation, a
 // number, a comparison, an exception.
 var (
-	propExamples       = []string{"especially the ones from Kyoto", "such as the ones at the market", "including the old ones", "for example on trips", "in particular the strong ones", "notably on Sundays"}
+	propExamples = []string{"especially the ones from Kyoto", "such as the ones at the market", "including the old ones",
+		"for example on trips", "in particular the strong ones", "notably on Sundays"}
 	propExamplePoisons = []string{"not", "never", "3", "2024", "rather than speed", "except", "but"}
 )
 
@@ -125,20 +98,25 @@ var (
 // conflict; the same clause with a negation, a number, a comparison or an
 // exception in it is never folded, at any cosine and with either
 // calibration.
-func TestPropExampleClause(t *testing.T) {
+func TestPropExampleClause(t *testing.T) { checkClauseProp(t, ", ", propExamples, propExamplePoisons) }
+
+// checkClauseProp draws an opinion and one of clauses, joined by sep: the
+// opinion with the clause restates the one without, either way round;
+// with one of poisons put into the clause, it is never folded.
+func checkClauseProp(t *testing.T, sep string, clauses, poisons []string) {
 	cals := calibrations(t)
 	rapid.Check(t, func(t *rapid.T) {
 		holder := rapid.SampledFrom(propHolders).Draw(t, "holder")
 		stance := rapid.SampledFrom(propStances).Draw(t, "stance")
 		value := rapid.SampledFrom(propValues).Draw(t, "value")
 		context := rapid.SampledFrom(append(propContexts, "")).Draw(t, "context")
-		example := rapid.SampledFrom(propExamples).Draw(t, "example")
+		clause := rapid.SampledFrom(clauses).Draw(t, "clause")
 		base := strings.TrimSpace(holder + " " + stance + " " + value + " " + context)
-		with := base + ", " + example + "."
-		words := strings.Fields(example)
+		with := base + sep + clause + "."
+		words := strings.Fields(clause)
 		at := rapid.IntRange(1, len(words)).Draw(t, "at")
-		poison := rapid.SampledFrom(propExamplePoisons).Draw(t, "poison")
-		poisoned := base + ", " + strings.Join(append(append(words[:at:at], poison), words[at:]...), " ") + "."
+		poison := rapid.SampledFrom(poisons).Draw(t, "poison")
+		poisoned := base + sep + strings.Join(append(append(words[:at:at], poison), words[at:]...), " ") + "."
 		cos := rapid.Float64Range(-1, 1).Draw(t, "cos")
 		for name, cal := range cals {
 			for _, c := range []float64{cos, 1} {
