@@ -122,7 +122,11 @@ func (v OpinionVerdict) String() string {
 //	          otherwise (flights/fly, backups/backing up, couch/sofa:
 //	          [sayOtherwise]), or one says the other's noun as a gerund
 //	          with its object ([complements]), neither saying the mind
-//	          changed, whatever the cosine
+//	          changed, or one says the other's modifier after its head
+//	          ("morning yoga" = "yoga in the morning": [movesModifier]),
+//	          whatever the cosine
+//	same      else if one is the other with a reason or examples added
+//	          at the end ([givesReason]), whatever the cosine
 //	conflict  else if one compares something over what the other holds
 //	          ([overturns]), whatever the cosine
 //	conflict  else if cos < same_topic (cos < cos_floor when the shared
@@ -419,9 +423,12 @@ func contentOnly(words []string, fixed func(string) bool) []string {
 // be-forms, possessive pronouns, the light verbs use/take/have, the
 // time words of a changed mind (now, nowadays, these days, no longer:
 // the stance and the object say what changed), an intensifier of the
-// stance (a big fan, really likes) and a positive judgement (good, right,
-// sensible, better); a negative stance (dislike, hate, tired of, fed up
-// with) or judgement (bad, wrong, worse, overkill) leaves its "not".
+// stance (a big fan, really likes), a stance phrase (keen on, fond of,
+// crazy about), the degree before "too" (far too, much too) and a
+// positive judgement (good, right, sensible, better); a negative stance
+// (dislike, hate, tired of, fed up with, can't stand), an ended one
+// (used to, has stopped, gave up) or a negative judgement (bad, wrong,
+// worse, overkill) leaves its "not".
 func claimWords(text string, opinion bool) []string {
 	return canonicalWords(fts.Words(frontedLast(text)), opinion)
 }
