@@ -124,7 +124,9 @@ func (v OpinionVerdict) String() string {
 //	          with its object ([complements]), neither saying the mind
 //	          changed, or one says the other's modifier after its head
 //	          ("morning yoga" = "yoga in the morning": [movesModifier]),
-//	          whatever the cosine
+//	          or its two phrases the other way round ("oat milk in
+//	          coffee" = "coffee with oat milk": [inverts]), whatever the
+//	          cosine
 //	same      else if one is the other with a reason or examples added
 //	          at the end ([givesReason]), whatever the cosine
 //	conflict  else if one compares something over what the other holds
@@ -174,7 +176,7 @@ func DecideOpinion(old, text string, cos float64, cal rank.Calibration) OpinionV
 		// overcomplicated." / "Nadia thinks Kubernetes is too
 		// complicated.": 0.19) below its floor.
 		return OpinionSame
-	case sayOtherwise(a, b, fixed) || complements(a, b, fixed) || movesModifier(a, b, fixed):
+	case sayOtherwise(a, b, fixed) || complements(a, b, fixed) || movesModifier(a, b, fixed) || inverts(a, b, fixed):
 		// The same, with a word said otherwise by the lexicon (flights /
 		// fly): the model cannot tell those words from alternatives
 		// (0.21 against morning/evening's 0.78), WordNet can.

@@ -197,3 +197,17 @@ func wantSameAtEveryCosine(t *testing.T, cases []sameCase) {
 		}
 	}
 }
+
+// "X in Y" restates "Y with X" at any cosine ([inverts]); another thing
+// in either part, a negation, or a part left over never does.
+func TestInvertedPhrases(t *testing.T) {
+	wantSameAtEveryCosine(t, []sameCase{
+		{"Kim prefers oat milk in coffee.", "Kim likes her coffee with oat milk.", true},
+		{"Lena loves cheese on toast.", "Lena is a big fan of toast with cheese.", true},
+		{"Kim prefers oat milk in coffee.", "Kim likes her tea with oat milk.", false},
+		{"Kim prefers oat milk in coffee.", "Kim likes her coffee with soy milk.", false},
+		{"Kim prefers oat milk in coffee.", "Kim likes her coffee without oat milk.", false},
+		{"Kim prefers oat milk in coffee at work.", "Kim likes her coffee with oat milk.", false},
+		{"Jonas thinks pineapple on pizza is wrong.", "Jonas thinks pizza with pineapple is great.", false},
+	})
+}

@@ -574,6 +574,30 @@ func movesModifier(a, b opinionParts, fixed func(string) bool) bool {
 	return false
 }
 
+// inverts reports whether one object says the other's two phrases the
+// other way round, the thing held in or on the other said as having it
+// ("oat milk in coffee" = "coffee with oat milk", "pineapple on pizza" =
+// "pizza with pineapple"): one object is X in/on Y, the other Y with X,
+// each part agreeing as in [elaborates], with a content word in each.
+// Nothing is added or taken away, so it needs no cosine.
+func inverts(a, b opinionParts, fixed func(string) bool) bool {
+	for _, side := range [][2]opinionParts{{a, b}, {b, a}} {
+		x, y := side[0].object, side[1].object
+		for k := 1; k+1 < len(x); k++ {
+			if x[k] != "in" && x[k] != "on" {
+				continue
+			}
+			for j := 1; j+1 < len(y); j++ {
+				if y[j] == "with" && len(contentOnly(x[:k], fixed)) > 0 && len(contentOnly(x[k+1:], fixed)) > 0 &&
+					elaborates(x[:k], y[j+1:], fixed) && elaborates(x[k+1:], y[:j], fixed) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // modifierPrepositions open the phrase a modifier becomes after its head.
 var modifierPrepositions = setOf("in", "at", "on", "for", "of", "from", "with", "by")
 
