@@ -211,3 +211,48 @@ func TestInvertedPhrases(t *testing.T) {
 		{"Jonas thinks pineapple on pizza is wrong.", "Jonas thinks pizza with pineapple is great.", false},
 	})
 }
+
+// What the session-12 readings let through never folds a changed or
+// other opinion: another thing with the same marker or phrase, an ended
+// or negated stance, a verb against the object, a comparison turned, an
+// inversion or a moved modifier with another word, at same_topic and at
+// cosine 1, with either calibration.
+func TestFormsNeverFoldAChange(t *testing.T) {
+	for name, cal := range calibrations(t) {
+		for _, p := range [][2]string{
+			{"Kim loves her coffee with milk.", "Kim now prefers milk in her tea."},
+			{"Kim still likes jazz.", "Kim still likes rock."},
+			{"As I said, Kim prefers tea.", "Kim prefers coffee."},
+			{"Kim used to prefer tea.", "Kim prefers tea."},
+			{"Kim gave up coffee.", "Kim loves coffee."},
+			{"Kim is into jazz.", "Kim is into rock."},
+			{"Kim would rather buy a car.", "Kim would rather rent a car."},
+			{"Kim would rather pay cash.", "Kim would rather not pay cash."},
+			{"Kim prefers a dog.", "Kim would rather get rid of the dog."},
+			{"Kim likes morning coffee.", "Kim likes coffee in the evening."},
+			{"Kim likes Italian food, especially pasta.", "Kim likes Italian food, including pizza."},
+			{"Kim loves Thai food, especially green curry.", "Kim hates Thai food."},
+			{"Kim prefers tea.", "Kim has stopped preferring tea."},
+			{"Kim prefers tea.", "Honestly, Kim no longer prefers tea."},
+			{"Kim prefers tea to coffee.", "Kim prefers coffee over tea."},
+			{"Kim likes dogs in the office.", "Kim likes offices without dogs."},
+			{"Kim is fond of cats.", "Kim is not fond of cats."},
+			{"Kim is keen on remote work.", "Kim is keen on office work."},
+			{"Kim loves yoga in the morning.", "Kim loves morning runs."},
+			{"Kim likes sugar in tea.", "Kim likes tea without sugar."},
+			{"Kim likes milk in tea.", "Kim likes tea with lemon."},
+			{"Kim likes her steak rare.", "Kim prefers well-done steak."},
+			{"The user prefers dark mode.", "I'd rather not use dark mode."},
+			{"I love hiking.", "I'm not a fan of hiking."},
+			{"Kim prefers trams downtown.", "Uptown, Kim prefers trams."},
+			{"Kim would rather ride the bus.", "Kim would rather ride a bike."},
+			{"Kim prefers early meetings.", "Kim prefers to meet late."},
+		} {
+			for _, c := range []float64{cal.SameTopic, 1} {
+				if got := DecideOpinion(p[0], p[1], c, cal); got == OpinionSame {
+					t.Errorf("%s: %q then %q at cos %.2f: folded", name, p[0], p[1], c)
+				}
+			}
+		}
+	}
+}
