@@ -131,6 +131,9 @@ func (v OpinionVerdict) String() string {
 //	          at the end ([givesReason]), whatever the cosine
 //	conflict  else if one compares something over what the other holds
 //	          ([overturns]), whatever the cosine
+//	conflict  else if cos ≥ cos_floor and the objects are the same words
+//	          but one modifier of one head ("aisle seats" / "window
+//	          seats": [swapsModifier])
 //	conflict  else if cos < same_topic (cos < cos_floor when the shared
 //	          word is a name) and the new text says its holder's mind
 //	          changed about the first thing the old one holds
@@ -185,6 +188,12 @@ func DecideOpinion(old, text string, cos float64, cal rank.Calibration) OpinionV
 		// The same object, with a clause that says why it is held.
 		return OpinionSame
 	case overturns(a, b, fixed) || overturns(b, a, fixed):
+		return OpinionConflict
+	case cos >= cal.CosFloor && swapsModifier(a.object, b.object, fixed):
+		// One head, another modifier of it ("aisle seats" / "window
+		// seats"): the model need only not call them unrelated, as for
+		// a name; the bundled model puts "prefers aisle seats" and
+		// "would rather have window seats" below its same_topic.
 		return OpinionConflict
 	case !(cal.OnSameTopic(cos) || named && cos >= cal.CosFloor):
 		if reopens(a, b) {

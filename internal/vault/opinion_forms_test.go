@@ -256,3 +256,33 @@ func TestFormsNeverFoldAChange(t *testing.T) {
 		}
 	}
 }
+
+// Another modifier of one head is a conflict from the model's floor up
+// ([swapsModifier]): "aisle seats" then "window seats" even where the
+// model puts the two below same_topic. A shared context ("before
+// breakfast", "in the morning"), another head, or a word the lexicon
+// pairs is no such swap; below the floor nothing is a conflict.
+func TestSwappedModifierConflicts(t *testing.T) {
+	for name, cal := range calibrations(t) {
+		floor := cal.CosFloor
+		for _, tc := range []struct {
+			a, b string
+			cos  float64
+			want OpinionVerdict
+		}{
+			{"I prefer aisle seats.", "I'd rather have window seats.", floor, OpinionConflict},
+			{"Ingrid likes morning runs.", "Ingrid likes evening runs.", floor, OpinionConflict},
+			{"Priya prefers Vue components.", "Priya prefers React components.", floor, OpinionConflict},
+			{"Ivan prefers window seats on night trains.", "Ivan prefers aisle seats on night trains.", floor, OpinionConflict},
+			{"I prefer aisle seats.", "I'd rather have window seats.", floor - 0.01, OpinionUnrelated},
+			{"Hana likes workouts before breakfast.", "Hana likes jazz before breakfast.", floor, OpinionUnrelated},
+			{"Jonas likes tea in the morning.", "Jonas likes running in the morning.", floor, OpinionUnrelated},
+			{"Kenji is keen on sourdough baking.", "Kenji is keen on sourdough pizza.", floor, OpinionUnrelated},
+			{"Emeka likes couch cushions.", "Emeka likes sofa cushions.", floor, OpinionSame},
+		} {
+			if got := DecideOpinion(tc.a, tc.b, tc.cos, cal); got != tc.want {
+				t.Errorf("%s: %q then %q at cos %.2f: %v, want %v", name, tc.a, tc.b, tc.cos, got, tc.want)
+			}
+		}
+	}
+}

@@ -598,6 +598,50 @@ func inverts(a, b opinionParts, fixed func(string) bool) bool {
 	return false
 }
 
+// swapsModifier reports whether two objects are the same content words
+// in the same order but one, a modifier right before a head both share
+// ("aisle seats" / "window seats", "morning runs" / "evening runs",
+// "Vue components" / "React components"): one holder choosing another
+// kind of one thing, a changed mind to ask the writer about. Neither
+// differing word is a negation, comparison or degree word, nor a word of
+// no aspect, nor found in the other object; the head is a content word
+// right after it in both. It only ever makes a conflict, never a fold,
+// and runs after the rules that pair words said otherwise.
+func swapsModifier(x, y []string, fixed func(string) bool) bool {
+	cx, cy := contentOnly(x, fixed), contentOnly(y, fixed)
+	if len(cx) != len(cy) || len(cx) < 2 {
+		return false
+	}
+	at := -1
+	for i := range cx {
+		if !sameOpinionWord(cx[i], cy[i]) {
+			if at >= 0 {
+				return false
+			}
+			at = i
+		}
+	}
+	if at < 0 || at+1 == len(cx) {
+		return false
+	}
+	m, n, h := cx[at], cy[at], cx[at+1]
+	plain := func(w string) bool { return w != "not" && w != "over" && w != "too" && !aspectStop[w] && !opinionFiller(w) }
+	if !plain(m) || !plain(n) || !plain(h) || slices.Contains(cy, m) || slices.Contains(cx, n) {
+		return false
+	}
+	return adjacent(x, m, h) && adjacent(y, n, cy[at+1])
+}
+
+// adjacent reports whether words hold m right before h.
+func adjacent(words []string, m, h string) bool {
+	for i := 0; i+1 < len(words); i++ {
+		if words[i] == m && words[i+1] == h {
+			return true
+		}
+	}
+	return false
+}
+
 // modifierPrepositions open the phrase a modifier becomes after its head.
 var modifierPrepositions = setOf("in", "at", "on", "for", "of", "from", "with", "by")
 

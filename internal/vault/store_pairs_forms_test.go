@@ -21,8 +21,9 @@ import "testing"
 // them update 26/26, restate 34/34, aspect 1/4. A second batch, written
 // once the rules were in and not used to choose them, scores restate
 // 15/16 and update 11/12 (v1; v2 12/12), lost 0, where the rules before
-// them score restate 4/16 and update 9/12. The known misses below say
-// why.
+// them score restate 4/16 and update 9/12; the v1 miss ("aisle seats" /
+// "window seats" below same_topic) then led to [swapsModifier], so its
+// 12/12 is no longer a blind measure. The known misses below say why.
 var storePairsForms = []storePair{
 	// Restated: degree and stance said otherwise.
 	{"restate", "Lucas enjoys Icelandic folk music.", "Lucas is a huge fan of Icelandic folk music.", ""},
@@ -124,8 +125,7 @@ var storePairsForms = []storePair{
 	{"update", "Nour prefers evening classes.", "Nour now prefers morning classes.", ""},
 	{"update", "Ilse is a fan of long-distance trains.", "Ilse used to be a fan of long-distance trains.", ""},
 	{"update", "Joon dislikes open-plan offices.", "Joon has come to like open-plan offices.", ""},
-	{"update", "I prefer aisle seats.", "I'd rather have window seats.",
-		"v1 only: the bundled model puts the two below same_topic, so the shared head 'seats' alone makes no aspect"},
+	{"update", "I prefer aisle seats.", "I'd rather have window seats.", ""},
 	{"update", "Thiago enjoys jazz on vinyl.", "Thiago is no longer into jazz on vinyl.", ""},
 	{"update", "Emre prefers Maven for Java builds.", "Emre has switched to Gradle for Java builds.", ""},
 	{"update", "Kwabena likes cold showers.", "Kwabena can't stand cold showers anymore.", ""},
