@@ -625,7 +625,9 @@ func swapsModifier(x, y []string, fixed func(string) bool) bool {
 		return false
 	}
 	m, n, h := cx[at], cy[at], cx[at+1]
-	plain := func(w string) bool { return w != "not" && w != "over" && w != "too" && !aspectStop[w] && !opinionFiller(w) }
+	plain := func(w string) bool {
+		return w != "not" && w != "over" && w != "too" && !aspectStop[w] && !opinionFiller(w)
+	}
 	if !plain(m) || !plain(n) || !plain(h) || slices.Contains(cy, m) || slices.Contains(cx, n) {
 		return false
 	}
