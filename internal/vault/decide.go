@@ -122,9 +122,18 @@ func (v OpinionVerdict) String() string {
 //	          otherwise (flights/fly, backups/backing up, couch/sofa:
 //	          [sayOtherwise]), or one says the other's noun as a gerund
 //	          with its object ([complements]), neither saying the mind
-//	          changed, whatever the cosine
+//	          changed, or one says the other's modifier after its head
+//	          ("morning yoga" = "yoga in the morning": [movesModifier]),
+//	          or its two phrases the other way round ("oat milk in
+//	          coffee" = "coffee with oat milk": [inverts]), whatever the
+//	          cosine
+//	same      else if one is the other with a reason or examples added
+//	          at the end ([givesReason]), whatever the cosine
 //	conflict  else if one compares something over what the other holds
 //	          ([overturns]), whatever the cosine
+//	conflict  else if cos ≥ cos_floor and the objects are the same words
+//	          but one modifier of one head ("aisle seats" / "window
+//	          seats": [swapsModifier])
 //	conflict  else if cos < same_topic (cos < cos_floor when the shared
 //	          word is a name) and the new text says its holder's mind
 //	          changed about the first thing the old one holds
@@ -170,7 +179,7 @@ func DecideOpinion(old, text string, cos float64, cal rank.Calibration) OpinionV
 		// overcomplicated." / "Nadia thinks Kubernetes is too
 		// complicated.": 0.19) below its floor.
 		return OpinionSame
-	case sayOtherwise(a, b, fixed) || complements(a, b, fixed):
+	case sayOtherwise(a, b, fixed) || complements(a, b, fixed) || movesModifier(a, b, fixed) || inverts(a, b, fixed):
 		// The same, with a word said otherwise by the lexicon (flights /
 		// fly): the model cannot tell those words from alternatives
 		// (0.21 against morning/evening's 0.78), WordNet can.
@@ -179,6 +188,12 @@ func DecideOpinion(old, text string, cos float64, cal rank.Calibration) OpinionV
 		// The same object, with a clause that says why it is held.
 		return OpinionSame
 	case overturns(a, b, fixed) || overturns(b, a, fixed):
+		return OpinionConflict
+	case cos >= cal.CosFloor && swapsModifier(a.object, b.object, fixed):
+		// One head, another modifier of it ("aisle seats" / "window
+		// seats"): the model need only not call them unrelated, as for
+		// a name; the bundled model puts "prefers aisle seats" and
+		// "would rather have window seats" below its same_topic.
 		return OpinionConflict
 	case !(cal.OnSameTopic(cos) || named && cos >= cal.CosFloor):
 		if reopens(a, b) {
@@ -271,6 +286,7 @@ func allLetters(s string) bool {
 // "likes listening to audiobooks"); a name that looks like a function
 // word ("Go") counts as a name when fixed says so.
 func elaborates(a, b []string, fixed func(string) bool) bool {
+	a, b = toAsOver(a, b), toAsOver(b, a)
 	a, b = oneSided(a, b, fixed)
 	a, b = contentOnly(a, fixed), contentOnly(b, fixed)
 	if len(a) != len(b) {
@@ -282,6 +298,28 @@ func elaborates(a, b []string, fixed func(string) bool) bool {
 		}
 	}
 	return true
+}
+
+// toAsOver writes the "to" of "prefers X to Y" in words as the "over" it
+// means when the other opinion compares and words does not ("prefers
+// paper books to e-readers" = "prefers paper books over e-readers"): the
+// first "to" between two plain content words. A "to" of another sense
+// ("tabs to keep diffs small", "driving to Oslo", "listening to
+// audiobooks") meets no "over" of the same words, so it changes no
+// verdict but a comparison's.
+func toAsOver(words, other []string) []string {
+	if slices.Contains(words, "over") || !slices.Contains(other, "over") {
+		return words
+	}
+	plain := func(w string) bool { return !elaboration[w] && !aspectStop[w] && !opinionFiller(w) }
+	for i := 1; i+1 < len(words); i++ {
+		if words[i] == "to" && plain(words[i-1]) && plain(words[i+1]) {
+			out := slices.Clone(words)
+			out[i] = "over"
+			return out
+		}
+	}
+	return words
 }
 
 // oneSided returns two opinions' words without what only one of them
@@ -310,18 +348,24 @@ func oneSided(a, b []string, fixed func(string) bool) ([]string, []string) {
 // consuming returns where an opinion's words say how its object is taken
 // in, watched, listened to, read, eaten or drunk ("likes watching ski
 // jumping", "prefers to read on paper" is none: a verb counts only right
-// before its object, a plain content word): the opinion is about the
-// object either way. A verb of doing ("playing football", "writing
+// before its object, a plain content word), or, as an infinitive, the
+// everyday act it is chosen for ([usingVerbs]: "would rather pay cash",
+// "would rather shop at markets", a preposition allowed before the
+// object): the opinion is about the object either way. A verb of doing ("playing football", "writing
 // books") is no such word, and stays what the opinion holds.
 func consuming(words []string, fixed func(string) bool) []int {
 	var at []int
 	for i, w := range words {
-		if !consumingGerunds[w] && !(consumingVerbs[w] && i > 0 && words[i-1] == "to") {
+		infinitive := i > 0 && words[i-1] == "to"
+		if !consumingGerunds[w] && !(consumingVerbs[w] && infinitive) && !(usingVerbs[w] && infinitive) {
 			continue
 		}
 		next := i + 1
 		if next < len(words) && words[next] == "to" && (w == "listening" || w == "listen") {
 			next++
+		}
+		if next+1 < len(words) && usingVerbs[w] && modifierPrepositions[words[next]] {
+			next++ // "shop at markets"
 		}
 		if next < len(words) && !fixed(w) && (fixed(words[next]) || !elaboration[words[next]] && !aspectStop[words[next]] &&
 			!opinionFiller(words[next]) && words[next] != "not") {
@@ -334,6 +378,12 @@ func consuming(words []string, fixed func(string) bool) []int {
 var (
 	consumingGerunds = setOf("watching", "listening", "reading", "eating", "drinking")
 	consumingVerbs   = setOf("watch", "listen", "read", "eat", "drink")
+	// usingVerbs, as an infinitive ("would rather pay cash than card",
+	// "prefers to shop at markets"), name the everyday act the object is
+	// chosen for, as a light verb does (use, take, have), and say nothing
+	// against it. Only the infinitive counts: "book clubs", "shop
+	// windows" and "ride sharing" are nouns.
+	usingVerbs = setOf("pay", "shop", "buy", "order", "ride", "wear", "book", "visit", "get")
 )
 
 func withoutAt(words []string, at []int) []string {
@@ -384,9 +434,12 @@ func contentOnly(words []string, fixed func(string) bool) []string {
 // be-forms, possessive pronouns, the light verbs use/take/have, the
 // time words of a changed mind (now, nowadays, these days, no longer:
 // the stance and the object say what changed), an intensifier of the
-// stance (a big fan, really likes) and a positive judgement (good, right,
-// sensible, better); a negative stance (dislike, hate, tired of, fed up
-// with) or judgement (bad, wrong, worse, overkill) leaves its "not".
+// stance (a big fan, really likes), a stance phrase (keen on, fond of,
+// crazy about), the degree before "too" (far too, much too) and a
+// positive judgement (good, right, sensible, better); a negative stance
+// (dislike, hate, tired of, fed up with, can't stand), an ended one
+// (used to, has stopped, gave up) or a negative judgement (bad, wrong,
+// worse, overkill) leaves its "not".
 func claimWords(text string, opinion bool) []string {
 	return canonicalWords(fts.Words(frontedLast(text)), opinion)
 }
@@ -423,10 +476,14 @@ func canonicalWords(words []string, opinion bool) []string {
 				next = words[i+1]
 			}
 			switch {
-			case negativeStance(w) || negativeJudgement[w] || negativeStanceAt(words, i):
+			case negativeStance(w) || negativeJudgement[w] || negativeStanceAt(words, i) || stoppedAt(words, i) || usedToAt(words, i):
 				out = append(out, "not")
 				continue
-			case w == "up" && i > 0 && words[i-1] == "fed":
+			case w == "up" && i > 0 && (words[i-1] == "fed" || words[i-1] == "gave" || words[i-1] == "given"),
+				w == "to" && i > 0 && usedToAt(words, i-1),
+				positiveStanceAt(words, i) && w != "into",
+				cantBear[w] && i > 0 && cantBefore(words, i),
+				degreeOfToo[w] && next == "too":
 				continue
 			case opinionFiller(w) || positiveJudgement[w],
 				intensifiers[w] && (opinionFiller(next) || negativeStance(next)),
@@ -462,7 +519,14 @@ var (
 	negations = setOf("not", "no", "never", "without", "none", "nothing", "nobody", "neither", "nor", "nowhere")
 	// stanceWords say how an opinion is held, not what it is about.
 	stanceWords = []string{"prefer", "like", "love", "enjoy", "favour", "favor", "think", "feel",
-		"find", "consider", "believe", "rather", "would", "fan"}
+		"find", "consider", "believe", "rather", "would", "fan", "adore"}
+	// cantBear words after "can't" or "cannot" hold an opinion against
+	// the object, as the negation before them says: "can't stand crowded
+	// trains" = "hates crowded trains".
+	cantBear = setOf("stand", "bear", "abide", "stomach")
+	// degreeOfToo words before "too" only grade it: "far too
+	// complicated" says "too complicated".
+	degreeOfToo = setOf("far", "much", "way", "slightly", "little", "bit")
 	// negativeStance words hold an opinion against its object.
 	negativeStanceWords = []string{"dislike", "hate", "detest", "loathe", "despise"}
 	// wearyWords hold an opinion against what follows "of": "is tired of
@@ -471,7 +535,7 @@ var (
 	// opinionFunction words carry no content of an opinion.
 	opinionFunction = setOf("is", "are", "was", "were", "be", "been", "am", "do", "does", "did",
 		"his", "her", "their", "its", "my", "our", "your", "that", "use", "take", "have", "has", "having", "using", "taking",
-		"now", "nowadays", "want", "wants", "wanted")
+		"now", "nowadays", "want", "wants", "wanted", "can", "could")
 	// Judgements held for or against the thing an opinion is about: "X is
 	// the right default" holds X as "X is a sensible default" does.
 	positiveJudgement = setOf("good", "great", "right", "sensible", "best", "better", "ideal", "excellent",
@@ -507,6 +571,13 @@ func opinionFiller(w string) bool {
 
 func negativeStance(w string) bool { return anySameWord(w, negativeStanceWords) }
 
+// cantBefore reports whether words[i] follows "can't", "cannot" or "can
+// not".
+func cantBefore(words []string, i int) bool {
+	prev := strings.ReplaceAll(words[i-1], "’", "'")
+	return prev == "can't" || prev == "cannot" || prev == "not" && i > 1 && words[i-2] == "can"
+}
+
 // negativeStanceAt reports whether a phrase that holds an opinion
 // against its object starts at words[i]: a weary word before "of" or
 // "with" ("tired of", "bored with"), or "fed up".
@@ -518,9 +589,12 @@ func negativeStanceAt(words []string, i int) bool {
 	return wearyWords[words[i]] && (next == "of" || next == "with") || words[i] == "fed" && next == "up"
 }
 
+// anySameWord reports whether w is a form of a word of list, by the
+// opinion rules' inflections ([sameOpinionWord]: liking is like, hating
+// is hate).
 func anySameWord(w string, list []string) bool {
 	for _, s := range list {
-		if fts.SameWord(w, s) {
+		if sameOpinionWord(w, s) {
 			return true
 		}
 	}

@@ -52,7 +52,7 @@ type opinionParts struct {
 
 // parseOpinion splits an opinion into holder and object ([opinionParts]).
 func parseOpinion(text string) opinionParts {
-	words := fts.Words(frontedLast(text))
+	words := opinionWords(text)
 	p := opinionParts{fixed: fixedWords(text), possessed: possessedWords(words), changed: changeMarked(words)}
 	at := holderEnd(words)
 	if at < 0 {
@@ -69,7 +69,7 @@ func parseOpinion(text string) opinionParts {
 		rest, pre = append(slices.Clone(rest), pre[:len(pre)-1]...), pre[len(pre)-1:]
 	}
 	for _, w := range canonicalWords(pre, true) {
-		if intensifiers[w] {
+		if intensifiers[w] || holderAdverbs[w] {
 			continue
 		}
 		if w == "i" || w == "me" {
@@ -77,13 +77,26 @@ func parseOpinion(text string) opinionParts {
 		}
 		p.holder = append(p.holder, w)
 	}
-	p.object = canonicalWords(rest, true)
+	p.object = ratherAsTo(rest, canonicalWords(rest, true))
 	return p
 }
 
+// ratherAsTo writes the bare verb after "would rather" as the infinitive
+// it is ("would rather pay cash" holds what "prefers to pay cash" holds):
+// the object of a stance that opens with "rather" within its first
+// three words gets a leading "to", a function word, so [consuming] reads
+// the verb after it as it reads one after "prefers to".
+func ratherAsTo(stance, object []string) []string {
+	if len(object) == 0 || object[0] == "to" || object[0] == "not" || !slices.Contains(stance[:min(len(stance), 3)], "rather") {
+		return object
+	}
+	return append([]string{"to"}, object...)
+}
+
 // holderEnd returns where the stance starts (the first stance word, a
-// negation, or the "now" or "has come to" of a changed mind within the first
-// [maxHolderWords] words), or -1 when the claim names no holder.
+// negation, or the "now", "used to", "stopped" or "has come to" of a
+// changed mind within the first [maxHolderWords] words), or -1 when the
+// claim names no holder.
 func holderEnd(words []string) int {
 	for i, w := range words {
 		if i > maxHolderWords {
@@ -92,7 +105,8 @@ func holderEnd(words []string) int {
 		_, contracted := cutNegation(w)
 		changed := (w == "has" || w == "have" || w == "had") && i+1 < len(words) && changeVerbs[words[i+1]]
 		if contracted || changed || negations[w] || w == "now" || anySameWord(w, stanceWords) || negativeStance(w) ||
-			negativeStanceAt(words, i) || fts.SameWord(w, "want") {
+			negativeStanceAt(words, i) || positiveStanceAt(words, i) || stoppedAt(words, i) || usedToAt(words, i) ||
+			fts.SameWord(w, "want") {
 			if i == 0 {
 				return -1
 			}
@@ -105,9 +119,179 @@ func holderEnd(words []string) int {
 // pronouns that hold an opinion.
 var pronouns = setOf("i", "we", "you", "he", "she", "they")
 
+// holderAdverbs may stand between a holder and the stance without being
+// part of who holds it: "Paulina still prefers", "Signe generally
+// likes", "Arjun honestly thinks". They say the opinion goes on, or
+// hedge it; none says it changed (those end the holder: [holderEnd]).
+var holderAdverbs = setOf("still", "also", "always", "generally", "usually", "normally", "typically", "mostly",
+	"honestly", "frankly", "personally", "certainly", "definitely", "actually", "indeed", "sincerely", "simply")
+
+// opinionWords are an opinion's words as the rules read them: the
+// literal channel's words ([fts.Words]) with a fronted phrase moved to
+// the end ([frontedOpinion]), a pronoun's contraction written out ("I'm"
+// → "i am", "I'd" → "i would") and a discourse marker that only says the
+// opinion is repeated dropped ([dropDiscourse]: "As I said, …", "…, as
+// mentioned before").
+func opinionWords(text string) []string {
+	return dropDiscourse(expandContractions(fts.Words(frontedOpinion(text))))
+}
+
+// frontedOpinion is [frontedLast] for an opinion, where any short phrase
+// before the first comma moves to the end when a holder and its stance
+// follow it ("Downtown, Esther would rather take the tram" → "Esther
+// would rather take the tram Downtown"), and a discourse marker there is
+// left for [dropDiscourse]. Facts keep [frontedLast]: only an opinion's
+// holder tells where its clause starts.
+func frontedOpinion(text string) string {
+	moved := frontedLast(text)
+	if moved != strings.TrimSpace(text) {
+		return moved
+	}
+	head, rest, ok := strings.Cut(moved, ",")
+	if !ok || strings.TrimSpace(rest) == "" || appositive(rest) {
+		return moved
+	}
+	hw := expandContractions(fts.Words(head))
+	if len(hw) == 0 || len(hw) > maxFrontedWords || discourseAt(hw, 0) == len(hw) || holderEnd(hw) >= 0 ||
+		slices.ContainsFunc(hw, func(w string) bool { return opinionFiller(w) || negations[w] }) {
+		return moved
+	}
+	if holderEnd(expandContractions(fts.Words(rest))) <= 0 {
+		return moved
+	}
+	return strings.TrimRightFunc(strings.TrimSpace(rest), unicode.IsPunct) + " " + strings.TrimSpace(head)
+}
+
+// maxFrontedWords bounds the phrase [frontedOpinion] moves.
+const maxFrontedWords = 3
+
+// contractions are a pronoun's forms with a verb joined on.
+var contractions = map[string][]string{
+	"i'm": {"i", "am"}, "i'd": {"i", "would"}, "i've": {"i", "have"}, "i'll": {"i", "will"},
+	"we're": {"we", "are"}, "we'd": {"we", "would"}, "we've": {"we", "have"},
+	"you're": {"you", "are"}, "you'd": {"you", "would"}, "you've": {"you", "have"},
+	"they're": {"they", "are"}, "they'd": {"they", "would"}, "they've": {"they", "have"},
+	"he's": {"he", "is"}, "she's": {"she", "is"}, "he'd": {"he", "would"}, "she'd": {"she", "would"},
+}
+
+// expandContractions writes out a pronoun's contraction (curly
+// apostrophe or straight).
+func expandContractions(words []string) []string {
+	var out []string
+	for i, w := range words {
+		full, ok := contractions[strings.ReplaceAll(w, "’", "'")]
+		if !ok {
+			if out != nil {
+				out = append(out, w)
+			}
+			continue
+		}
+		if out == nil {
+			out = append(make([]string, 0, len(words)+1), words[:i]...)
+		}
+		out = append(out, full...)
+	}
+	if out == nil {
+		return words
+	}
+	return out
+}
+
+// discourseMarkers say an opinion is being repeated, or frame it, and
+// nothing of what is held: "as I said", "as mentioned", "to be honest".
+// Each is a word sequence; a marker of saying may close with when it was
+// said ([saidWhen]).
+var discourseMarkers = [][]string{
+	{"as", "i", "said"}, {"as", "i", "mentioned"}, {"as", "i", "have", "said"}, {"as", "i", "have", "mentioned"},
+	{"as", "i", "told", "you"}, {"as", "i", "noted"}, {"like", "i", "said"}, {"as", "said"}, {"as", "mentioned"},
+	{"as", "noted"}, {"as", "stated"}, {"as", "already", "mentioned"}, {"as", "already", "said"},
+	{"as", "before"}, {"once", "again"}, {"again"}, {"to", "be", "honest"}, {"honestly"}, {"frankly"},
+	{"personally"}, {"for", "the", "record"}, {"to", "repeat"}, {"to", "reiterate"}, {"just", "to", "repeat"},
+}
+
+// saidWhen may close a marker of saying: "as mentioned before".
+var saidWhen = setOf("before", "earlier", "already", "above", "previously", "again")
+
+// discourseAt returns how many words a discourse marker takes from
+// words[i] on, 0 when none starts there.
+func discourseAt(words []string, i int) int {
+	for _, m := range discourseMarkers {
+		if i+len(m) <= len(words) && slices.Equal(words[i:i+len(m)], m) {
+			n := len(m)
+			if m[len(m)-1] != "again" && i+n < len(words) && saidWhen[words[i+n]] {
+				n++
+			}
+			return n
+		}
+	}
+	return 0
+}
+
+// dropDiscourse drops the discourse markers that open an opinion or
+// close it ("As I said, Rohan prefers …", "… window tables, as
+// mentioned before"): a marker is no part of the holder or the object.
+func dropDiscourse(words []string) []string {
+	for n := discourseAt(words, 0); n > 0 && n < len(words); n = discourseAt(words, 0) {
+		words = words[n:]
+	}
+	for i := max(0, len(words)-5); i < len(words); i++ {
+		if n := discourseAt(words, i); n > 0 && i+n == len(words) && i > 0 {
+			return words[:i]
+		}
+	}
+	return words
+}
+
 // changeVerbs, after has/have/had, start a changed mind: "Marcus has come
 // to find Jira too heavy", "has gone off testify".
 var changeVerbs = setOf("come", "gone", "grown", "started", "begun", "become", "switched", "changed", "moved", "decided")
+
+// positiveStanceAt reports whether a phrase that holds an opinion for its
+// object starts at words[i]: "keen on", "fond of", "crazy about", "mad
+// about", "passionate about", or "into" after a be-form, a negation or an
+// intensifier ("is into jazz", "is not into horror films", "really into").
+func positiveStanceAt(words []string, i int) bool {
+	w, next, prev := words[i], "", ""
+	if i+1 < len(words) {
+		next = words[i+1]
+	}
+	if i > 0 {
+		prev = words[i-1]
+	}
+	switch {
+	case w == "keen" && next == "on", w == "fond" && next == "of":
+		return true
+	case aboutStance[w] && next == "about":
+		return true
+	case w == "into" && i > 0:
+		return beForms[prev] || negations[prev] || intensifiers[prev] || prev == "isn't" || prev == "aren't" || prev == "am"
+	}
+	return false
+}
+
+var (
+	// aboutStance words hold an opinion for what follows "about".
+	aboutStance = setOf("crazy", "mad", "passionate", "enthusiastic", "nuts", "wild")
+	beForms     = setOf("is", "are", "am", "was", "were", "be", "been")
+	// stopVerbs end a stance: "has stopped liking", "quit", "gave up".
+	stopVerbs = setOf("stopped", "quit", "ceased")
+)
+
+// stoppedAt reports whether a stance that has ended starts at words[i]:
+// "stopped", "quit", "ceased", "gave up", "given up" ("Zainab has
+// stopped liking Firefox"): the opinion is now held against its object.
+func stoppedAt(words []string, i int) bool {
+	if stopVerbs[words[i]] {
+		return true
+	}
+	return (words[i] == "gave" || words[i] == "given") && i+1 < len(words) && words[i+1] == "up"
+}
+
+// usedToAt reports whether "used to" of a past stance starts at words[i]
+// ("Signe used to like cold brew"), not "is used to" (accustomed).
+func usedToAt(words []string, i int) bool {
+	return words[i] == "used" && i+1 < len(words) && words[i+1] == "to" && (i == 0 || !beForms[words[i-1]] && words[i-1] != "get" && words[i-1] != "got")
+}
 
 // fixedWords are the words of text that name or count something: written
 // with a capital (not as the claim's first word) or holding a digit. A
@@ -175,14 +359,15 @@ type aspectWord struct {
 
 // aspectWords are an object's content words ([opinionParts]), up to a
 // clause that says why it is held ([reasonOpens]): a reason is not what
-// the opinion is about.
+// the opinion is about. A word heads its phrase when no content word
+// follows it, or when it is possessed ("his tea sweet").
 func aspectWords(p opinionParts) []aspectWord {
 	content := func(w string) bool {
 		return p.fixed[w] || !aspectStop[w] && !elaboration[w] && !opinionFiller(w)
 	}
 	object := p.object
 	for k := 1; k < len(object); k++ {
-		if reasonOpens(object, k) {
+		if reasonOpens(object, k) || exampleOpens(object, k) {
 			object = object[:k]
 			break
 		}
@@ -190,7 +375,9 @@ func aspectWords(p opinionParts) []aspectWord {
 	var out []aspectWord
 	for i, w := range object {
 		if content(w) {
-			head := i+1 == len(object) || !content(object[i+1])
+			// A possessed word heads its phrase whatever follows: in
+			// "his tea sweet" the complement comes after the head.
+			head := i+1 == len(object) || !content(object[i+1]) || p.possessed[w]
 			out = append(out, aspectWord{w, head, p.fixed[w]})
 		}
 	}
@@ -352,6 +539,144 @@ func complements(a, b opinionParts, fixed func(string) bool) bool {
 	return false
 }
 
+// movesModifier reports whether one opinion's object says the other's
+// modifier after its head: as a phrase opened by a preposition ("morning
+// yoga" = "yoga in the morning", "weekend markets" = "markets on the
+// weekend"), or, where the head is said as the verb of its act (the
+// lexicon pairs the two: [lexicon.Same]), as that verb's adverb ("early
+// flights" = "fly early"). Nothing is added or taken away: the same
+// content words, one neighbouring pair in the other order, every other
+// word agreeing as in [elaborates]. Neither moved word may be a name or
+// number, a negation, comparison or degree word, or a word of no aspect
+// ("before", "most"); the verb's form holds only while neither opinion
+// says its holder's mind changed, as [sayOtherwise] does.
+func movesModifier(a, b opinionParts, fixed func(string) bool) bool {
+	plain := func(w string) bool {
+		return !fixed(w) && movable(w, a, b) && !aspectStop[w] && !opinionFiller(w) && strings.IndexFunc(w, unicode.IsDigit) < 0
+	}
+	for _, side := range [][2]opinionParts{{a, b}, {b, a}} {
+		x, y := side[0].object, side[1].object
+		for i := 0; i+1 < len(x); i++ {
+			m, h := x[i], x[i+1]
+			if !plain(m) || !plain(h) {
+				continue
+			}
+			swapped := slices.Clone(x)
+			swapped[i], swapped[i+1] = h, m
+			if phraseAfter(y, h, m) && elaborates(swapped, y, fixed) {
+				return true
+			}
+			if !a.changed && !b.changed && verbAdverb(contentOnly(swapped, fixed), contentOnly(y, fixed), h, m) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// inverts reports whether one object says the other's two phrases the
+// other way round, the thing held in or on the other said as having it
+// ("oat milk in coffee" = "coffee with oat milk", "pineapple on pizza" =
+// "pizza with pineapple"): one object is X in/on Y, the other Y with X,
+// each part agreeing as in [elaborates], with a content word in each.
+// Nothing is added or taken away, so it needs no cosine.
+func inverts(a, b opinionParts, fixed func(string) bool) bool {
+	for _, side := range [][2]opinionParts{{a, b}, {b, a}} {
+		x, y := side[0].object, side[1].object
+		for k := 1; k+1 < len(x); k++ {
+			if x[k] != "in" && x[k] != "on" {
+				continue
+			}
+			for j := 1; j+1 < len(y); j++ {
+				if y[j] == "with" && len(contentOnly(x[:k], fixed)) > 0 && len(contentOnly(x[k+1:], fixed)) > 0 &&
+					elaborates(x[:k], y[j+1:], fixed) && elaborates(x[k+1:], y[:j], fixed) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// swapsModifier reports whether two objects are the same content words
+// in the same order but one, a modifier right before a head both share
+// ("aisle seats" / "window seats", "morning runs" / "evening runs",
+// "Vue components" / "React components"): one holder choosing another
+// kind of one thing, a changed mind to ask the writer about. Neither
+// differing word is a negation, comparison or degree word, nor a word of
+// no aspect, nor found in the other object; the head is a content word
+// right after it in both. It only ever makes a conflict, never a fold,
+// and runs after the rules that pair words said otherwise.
+func swapsModifier(x, y []string, fixed func(string) bool) bool {
+	cx, cy := contentOnly(x, fixed), contentOnly(y, fixed)
+	if len(cx) != len(cy) || len(cx) < 2 {
+		return false
+	}
+	at := -1
+	for i := range cx {
+		if !sameOpinionWord(cx[i], cy[i]) {
+			if at >= 0 {
+				return false
+			}
+			at = i
+		}
+	}
+	if at < 0 || at+1 == len(cx) {
+		return false
+	}
+	m, n, h := cx[at], cy[at], cx[at+1]
+	plain := func(w string) bool {
+		return w != "not" && w != "over" && w != "too" && !aspectStop[w] && !opinionFiller(w)
+	}
+	if !plain(m) || !plain(n) || !plain(h) || slices.Contains(cy, m) || slices.Contains(cx, n) {
+		return false
+	}
+	return adjacent(x, m, h) && adjacent(y, n, cy[at+1])
+}
+
+// adjacent reports whether words hold m right before h.
+func adjacent(words []string, m, h string) bool {
+	for i := 0; i+1 < len(words); i++ {
+		if words[i] == m && words[i+1] == h {
+			return true
+		}
+	}
+	return false
+}
+
+// modifierPrepositions open the phrase a modifier becomes after its head.
+var modifierPrepositions = setOf("in", "at", "on", "for", "of", "from", "with", "by")
+
+// phraseAfter reports whether words hold h, then a preposition
+// ([modifierPrepositions]), then m.
+func phraseAfter(words []string, h, m string) bool {
+	for j := 0; j+2 < len(words); j++ {
+		if sameOpinionWord(words[j], h) && modifierPrepositions[words[j+1]] && sameOpinionWord(words[j+2], m) {
+			return true
+		}
+	}
+	return false
+}
+
+// verbAdverb reports whether the content words x (a head h moved before
+// its modifier m) and y agree word for word but at h, which y says as a
+// word the lexicon pairs with it and not as h itself.
+func verbAdverb(x, y []string, h, m string) bool {
+	if len(x) != len(y) || slices.ContainsFunc(y, func(w string) bool { return sameOpinionWord(w, h) }) {
+		return false
+	}
+	paired := false
+	for i := range x {
+		switch {
+		case x[i] == h && i+1 < len(x) && x[i+1] == m && lexicon.Same(h, y[i]):
+			paired = true
+		case !sameOpinionWord(x[i], y[i]):
+			return false
+		}
+	}
+	return paired
+}
+
 // directlyAfter reports whether the words added follow the word w at once
 // in an object's words, with no function word between.
 func directlyAfter(object []string, w string, added []string) bool {
@@ -410,7 +735,7 @@ func changeMarked(words []string) bool {
 			next = words[i+1]
 		}
 		switch {
-		case w == "now" || w == "nowadays" || w == "anymore" || w == "instead" || w == "switched",
+		case w == "now" || w == "nowadays" || w == "anymore" || w == "instead" || w == "switched" || stoppedAt(words, i),
 			w == "these" && next == "days",
 			w == "any" && next == "more",
 			w == "no" && next == "longer",
@@ -513,19 +838,27 @@ func overturns(a, b opinionParts, fixed func(string) bool) bool {
 // givesReason reports whether one opinion is the other with a clause
 // added at the end that says why it is held: "Oona thinks microservices
 // add too much overhead" and "… too much overhead for what they give",
-// "Lena prefers trains because they are calm". A reason leaves what is
-// held, and how, as it was, so the two are one opinion, whichever of them
-// carries the clause. It holds only where nothing else can have moved:
+// "Lena prefers trains because they are calm"; or one that gives
+// examples of it ("Farah loves Thai food, especially green curry"). A
+// reason or an example leaves what is held, and how, as it was, so the
+// two are one opinion, whichever of them carries the clause. It holds
+// only where nothing else can have moved:
 //
 //   - every content word of the shorter object is the longer one's,
 //     in order, before the clause ([elaborates]);
-//   - the clause opens with "because", or with a preposition and a
-//     wh-word ("for what they give", "for how little it costs"): a
-//     clause of reason or worth, never a context that narrows the object
-//     ("for small services", "in the evening", "as her editor");
-//   - the clause holds at most [maxReasonWords] words, none of them a
+//   - a reason opens with "because", with a preposition and a wh-word
+//     ("for what they give", "for how little it costs"), or with "since"
+//     or "as" and a pronoun for the thing held ("since they leave time
+//     to think"): a clause of reason or worth, never a context that
+//     narrows the object ("for small services", "in the evening", "as
+//     her editor", "since the move");
+//   - a reason holds at most [maxReasonWords] words, none of them a
 //     name or number, a negation (a negative stance or judgement is one:
 //     [canonicalWords]) or a comparison;
+//   - examples open with "especially", "particularly", "including",
+//     "such as", "for example", … ([exampleOpens]) and hold at most
+//     [maxExampleWords] words, which may name things but hold no number,
+//     negation, comparison or exception ([plainExample]);
 //   - neither opinion says its holder's mind changed ([changeMarked]).
 func givesReason(a, b opinionParts, fixed func(string) bool) bool {
 	if a.changed || b.changed {
@@ -537,7 +870,8 @@ func givesReason(a, b opinionParts, fixed func(string) bool) bool {
 			continue
 		}
 		for k := 1; k < len(long); k++ {
-			if reasonOpens(long, k) && plainReason(long[k:], fixed) && elaborates(short, long[:k], fixed) {
+			clause := reasonOpens(long, k) && plainReason(long[k:], fixed) || exampleOpens(long, k) && plainExample(long[k:])
+			if clause && elaborates(short, long[:k], fixed) {
 				return true
 			}
 		}
@@ -549,17 +883,67 @@ func givesReason(a, b opinionParts, fixed func(string) bool) bool {
 const maxReasonWords = 8
 
 // reasonOpens reports whether a clause of reason or worth starts at
-// words[k]: "because", or a preposition followed by a wh-word.
+// words[k]: "because"; a preposition followed by a wh-word; or "since"
+// or "as" followed by a pronoun for the thing held ("since they leave
+// time to think", "as it keeps things simple": not "since the move",
+// which says when, nor "as her editor", which narrows the object).
 func reasonOpens(words []string, k int) bool {
 	if words[k] == "because" {
 		return true
 	}
-	return k+1 < len(words) && reasonPrepositions[words[k]] && (words[k+1] == "what" || words[k+1] == "how")
+	if k+1 >= len(words) {
+		return false
+	}
+	next := words[k+1]
+	return reasonPrepositions[words[k]] && (next == "what" || next == "how") ||
+		(words[k] == "since" || words[k] == "as") && heldPronouns[next]
 }
 
-// reasonPrepositions may open a clause of worth with a wh-word: "for what
-// they give", "given how little it costs".
-var reasonPrepositions = setOf("for", "given")
+var (
+	// reasonPrepositions may open a clause of worth with a wh-word: "for
+	// what they give", "given how little it costs".
+	reasonPrepositions = setOf("for", "given")
+	// heldPronouns stand for the thing an opinion holds.
+	heldPronouns = setOf("it", "they", "this", "these", "those", "that")
+)
+
+// exampleOpens reports whether a clause that gives examples of the thing
+// held starts at words[k]: "especially", "particularly", "notably",
+// "including", "such as", "for example", "for instance", "in particular"
+// ("loves Thai food, especially green curry", "likes board games such as
+// chess"). An example says what the holder has in mind; it holds what
+// the words before it hold.
+func exampleOpens(words []string, k int) bool {
+	switch words[k] {
+	case "especially", "particularly", "notably", "including":
+		return true
+	}
+	if k+1 >= len(words) {
+		return false
+	}
+	next := words[k+1]
+	return words[k] == "such" && next == "as" || words[k] == "for" && (next == "example" || next == "instance") ||
+		words[k] == "in" && next == "particular"
+}
+
+// maxExampleWords bounds the clause of examples [givesReason] lets in.
+const maxExampleWords = 6
+
+// plainExample reports whether a clause of examples is short and holds no
+// number, negation, comparison or exception; a name may be an example
+// ("such as Catan"), since it only says which of the thing held.
+func plainExample(clause []string) bool {
+	if len(clause) > maxExampleWords {
+		return false
+	}
+	for _, w := range clause {
+		if w == "not" || w == "over" || w == "rather" || w == "instead" || w == "except" || w == "but" || w == "too" ||
+			strings.IndexFunc(w, unicode.IsDigit) >= 0 {
+			return false
+		}
+	}
+	return true
+}
 
 // plainReason reports whether a clause is short and holds no name or
 // number, negation or comparison.

@@ -401,7 +401,7 @@ func (v *Vault) newerChoicesFirst(hits []SearchHit) []SearchHit {
 // choiceParts parses an opinion that states a preference with no
 // negation or comparison and names one thing, or nothing ([rivalChoices]).
 func choiceParts(text string) (opinionParts, bool) {
-	words := fts.Words(frontedLast(text))
+	words := opinionWords(text)
 	at := holderEnd(words)
 	if at < 0 || !choiceVerb(words[at:]) {
 		return opinionParts{}, false

@@ -23,7 +23,9 @@ import (
 // duplicate pairs as facts, the others as opinions, each pair in a
 // namespace of its own. On the rules before this table (both bundled
 // models): distinct 14/14, duplicate 12/12, update 12/14 (v1; v2 14/14),
-// restate 10/14 of the first batch. A known miss is always a conflict,
+// restate 10/14 of the first batch; after session 12's rules (a verb
+// of the act after "would rather", a modifier after its head) restate
+// 30/33 of the whole table. A known miss is always a conflict,
 // never a fold: a missed restatement asks the writer, a fold would lose a
 // fact.
 var storePairsHeldOut = []storePair{
@@ -141,17 +143,15 @@ var storePairsHeldOut = []storePair{
 	{"restate", "Aron dislikes working late on Fridays.", "Aron doesn't like to work late on Fridays.", ""},
 	{"restate", "Jonas thinks pineapple on pizza is wrong.", "Jonas thinks pineapple does not belong on pizza.",
 		"'is wrong' said as 'does not belong': another predicate"},
-	{"restate", "Mira prefers early flights.", "Mira likes to fly early.",
-		"flights/fly by the lexicon, but the modifier moves after the verb: the rules keep the order"},
-	{"restate", "Per prefers cash over card at markets.", "At markets, Per would rather pay cash than card.",
-		"'pay' added: a verb of doing, not a light verb"},
+	{"restate", "Mira prefers early flights.", "Mira likes to fly early.", ""},
+	{"restate", "Per prefers cash over card at markets.", "At markets, Per would rather pay cash than card.", ""},
 	{"restate", "Elif likes spicy ramen.", "Elif is a fan of spicy ramen.", ""},
 	{"restate", "Aron thinks Rust is a great fit for CLI tools.", "Aron considers Rust a good fit for CLI tools.", ""},
 }
 
 // storePair is one store pair of the evaluation's shape.
 type storePair struct {
-	expect        string // "distinct", "duplicate", "update" or "restate"
+	expect        string // "distinct", "duplicate", "update", "restate" or "aspect" (an opinion on another aspect)
 	first, second string
 	miss          string // a known miss: why the store gets it wrong
 }
@@ -184,11 +184,11 @@ func checkStorePairs(t *testing.T, pairs []storePair) {
 			}
 			got := outcome(h.store(v, StoreRequest{Text: p.second, Kind: kind, Namespace: ns}))
 			total[p.expect]++
-			if (p.expect == "distinct" || p.expect == "update") && (got == "reaffirmed" || got == "duplicate") {
+			if p.expect != "duplicate" && p.expect != "restate" && (got == "reaffirmed" || got == "duplicate") {
 				lost++
 			}
 			good := map[string][]string{"distinct": {"stored"}, "duplicate": {"duplicate", "reaffirmed"},
-				"update": {"conflict"}, "restate": {"reaffirmed", "duplicate"}}[p.expect]
+				"update": {"conflict"}, "restate": {"reaffirmed", "duplicate"}, "aspect": {"stored"}}[p.expect]
 			switch {
 			case slices.Contains(good, got):
 				right[p.expect]++
@@ -201,9 +201,9 @@ func checkStorePairs(t *testing.T, pairs []storePair) {
 				t.Errorf("%s: %s %q then %q: %s, want %v", name, p.expect, p.first, p.second, got, good)
 			}
 		}
-		t.Logf("%s: distinct %d/%d, duplicate %d/%d, update %d/%d, restate %d/%d, lost %d", name,
+		t.Logf("%s: distinct %d/%d, duplicate %d/%d, update %d/%d, restate %d/%d, aspect %d/%d, lost %d", name,
 			right["distinct"], total["distinct"], right["duplicate"], total["duplicate"],
-			right["update"], total["update"], right["restate"], total["restate"], lost)
+			right["update"], total["update"], right["restate"], total["restate"], right["aspect"], total["aspect"], lost)
 		if lost > 0 {
 			t.Errorf("%s: %d memories that should stand were folded", name, lost)
 		}
