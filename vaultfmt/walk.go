@@ -175,6 +175,12 @@ func walkDerived(n int, h *header, openFrame func(int) ([]entry, batchMark, erro
 		// The frame layer is open already: decrypting it again cost
 		// an open of a 100,000-memory vault a fifth of its AEAD work.
 		es, err := openEntries(i, pt, mark)
+		// The sealed parts alias the frame's plaintext (16 MiB for a
+		// segment part): with the bodies open, let it go now rather than
+		// after the frames waiting ahead of it are applied.
+		for j := range es {
+			es[j].wrappedKey, es[j].sealedBody = nil, nil
+		}
 		return derivedFrame{es: es, all: true, derived: d}, err
 	}
 	first = n
