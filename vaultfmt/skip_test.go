@@ -2,6 +2,7 @@ package vaultfmt
 
 import (
 	"bytes"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"os"
@@ -222,6 +223,7 @@ func TestSkipAfterManyDerivedFrames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	k := *v.k // Close wipes the keys
 	v.Close()
 	if len(r.order) != 301+pads {
 		t.Fatalf("%d changes replayed, want %d", len(r.order), 301+pads)
@@ -267,5 +269,27 @@ func TestSkipAfterManyDerivedFrames(t *testing.T) {
 		if !errors.As(err, &ce) || ce.Offset != raw[bad].off {
 			t.Errorf("derived frame %d changed: open says %v, want damage at offset %d", bad, err, raw[bad].off)
 		}
+	}
+	// A derived body changed inside a frame that still authenticates (a
+	// writer holding the frame key): its own seal refuses it.
+	const bad = 3
+	es, _, err := openItemFrame(&k, h, rolePayload, "payload", bad, raw[bad])
+	if err != nil || len(es) != 1 {
+		t.Fatalf("derived frame %d: %d entries, %v", bad, len(es), err)
+	}
+	es[0].sealedBody[nonceSize+100] ^= 1
+	sealed, err := seal(nil, k.frame[:], rand.Reader, frameEntries(es, batchMark{}), aadFrame(rolePayload, h.vaultID, h.epoch, bad))
+	if err != nil {
+		t.Fatal(err)
+	}
+	damaged := bytes.Clone(data)
+	copy(damaged[raw[bad].off:], appendFrame(nil, sealed))
+	if err := os.WriteFile(path, damaged, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Open(path, Unlock{Passphrase: testPass}, &sealer{collector: newCollector(), kind: 9})
+	var ce *CorruptError
+	if !errors.As(err, &ce) || ce.Region != "item" || ce.Offset != raw[bad].off || !strings.Contains(ce.Reason, "item body") {
+		t.Errorf("a derived body changed under a good frame: open says %v, want its item body refused at offset %d", err, raw[bad].off)
 	}
 }

@@ -76,7 +76,7 @@ func walkPayloadSkipping(file []byte, h *header, k *keys, fn frameFn, openBodies
 	var skip func(ID, Kind, Seal) (uint32, bool)
 	// openEntries checks and opens the entries of payload frame i, whose
 	// frame layer is already open.
-	openEntries := func(i int, es []entry, mark batchMark) ([]entry, error) {
+	openEntries := func(i int, es []entry, mark batchMark, inPlace bool) ([]entry, error) {
 		f := raw[i]
 		var err error
 		if mark.op != 0 {
@@ -94,7 +94,11 @@ func walkPayloadSkipping(file []byte, h *header, k *keys, fn frameFn, openBodies
 					continue
 				}
 			}
-			if es[j].plain, err = openItem(k, h.vaultID, &es[j]); err != nil {
+			open := openItem
+			if inPlace {
+				open = openItemInPlace
+			}
+			if es[j].plain, err = open(k, h.vaultID, &es[j]); err != nil {
 				return nil, corruptf("item", f.off, -1, "entry %d (id %x): %v", j, es[j].id, err)
 			}
 		}
@@ -105,7 +109,7 @@ func walkPayloadSkipping(file []byte, h *header, k *keys, fn frameFn, openBodies
 		if err != nil {
 			return nil, err
 		}
-		return openEntries(i, es, mark)
+		return openEntries(i, es, mark, false)
 	}
 	apply := func(i int, es []entry) error {
 		items += len(es)
@@ -157,7 +161,7 @@ var errDerivedEnd = errors.New("vaultfmt: end of the derived frames")
 // after the other they were the open's longest serial step. The frame
 // layer of a frame past the first mixed one may be opened for nothing
 // (at most derivedAhead of them); the walk opens it again in order.
-func walkDerived(n int, h *header, openFrame func(int) ([]entry, batchMark, error), openEntries func(int, []entry, batchMark) ([]entry, error), apply func(int, []entry) error) (first int, mixed bool, err error) {
+func walkDerived(n int, h *header, openFrame func(int) ([]entry, batchMark, error), openEntries func(int, []entry, batchMark, bool) ([]entry, error), apply func(int, []entry) error) (first int, mixed bool, err error) {
 	open := func(i int) (derivedFrame, error) {
 		pt, mark, err := openFrame(i)
 		if err != nil {
@@ -174,12 +178,12 @@ func walkDerived(n int, h *header, openFrame func(int) ([]entry, batchMark, erro
 		}
 		// The frame layer is open already: decrypting it again cost
 		// an open of a 100,000-memory vault a fifth of its AEAD work.
-		es, err := openEntries(i, pt, mark)
-		// The sealed parts alias the frame's plaintext (16 MiB for a
-		// segment part): with the bodies open, let it go now rather than
-		// after the frames waiting ahead of it are applied.
+		// The bodies are opened over their sealed bytes in the frame's
+		// plaintext, a buffer of this walk's own: a segment part is then
+		// held once (16 MiB), not in the frame and again in a copy.
+		es, err := openEntries(i, pt, mark, true)
 		for j := range es {
-			es[j].wrappedKey, es[j].sealedBody = nil, nil
+			es[j].wrappedKey, es[j].sealedBody = nil, nil // spent
 		}
 		return derivedFrame{es: es, all: true, derived: d}, err
 	}
