@@ -5,6 +5,7 @@ package bench
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/pprof"
 	"sort"
 	"testing"
@@ -45,6 +46,7 @@ func TestSearchProfile(t *testing.T) {
 	}
 	defer v.Close()
 	t.Logf("open %v", time.Since(t0))
+	heapBefore := liveHeapMB()
 	queries := pickQueries(records, 300)
 	for _, q := range queries[:30] {
 		if _, err := v.Search(vault.SearchRequest{Query: q}); err != nil {
@@ -79,4 +81,23 @@ func TestSearchProfile(t *testing.T) {
 	cpu := (processCPU() - cpu0) / time.Duration(3*len(queries))
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 	t.Logf("%d queries × 3: p50 %v p95 %v, CPU %v per search", len(queries), lat[len(lat)/2], lat[len(lat)*95/100], cpu)
+	t.Logf("live heap after open %.1f MB, after the searches %.1f MB", heapBefore, liveHeapMB())
+	if out := os.Getenv("BENCH_SEARCH_PROFILE_HEAP"); out != "" {
+		f, err := os.Create(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// liveHeapMB is the live heap after a collection, in MB.
+func liveHeapMB() float64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return float64(ms.HeapAlloc) / (1 << 20)
 }

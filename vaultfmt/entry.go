@@ -183,6 +183,29 @@ func openItem(k *keys, vaultID [16]byte, e *entry) ([]byte, error) {
 	return body, nil
 }
 
+// openItemInPlace is [openItem] decrypting the body over its own sealed
+// bytes: the body returned shares e.sealedBody's memory, which must be a
+// heap buffer the caller owns (a frame's plaintext, never the file
+// mapping), and the sealed body is spent. On failure the bytes are wiped.
+func openItemInPlace(k *keys, vaultID [16]byte, e *entry) ([]byte, error) {
+	itemKey, err := open(k.wrap[:], e.wrappedKey, aadItem(roleItemKey, vaultID, e.id, e.kind))
+	if err != nil {
+		return nil, fmt.Errorf("item key: %w", err)
+	}
+	defer wipe(itemKey)
+	sb := e.sealedBody
+	if len(sb) < sealOverhead {
+		return nil, fmt.Errorf("item body: %w", errOpen)
+	}
+	// The plaintext goes exactly where the ciphertext starts (the AEAD
+	// allows that overlap), and no further than the sealed body.
+	body, err := openTo(sb[nonceSize:nonceSize:len(sb)], itemKey, sb, aadItem(roleItemBody, vaultID, e.id, e.kind))
+	if err != nil {
+		return nil, fmt.Errorf("item body: %w", err)
+	}
+	return body, nil
+}
+
 // frameEntries builds an item frame's plaintext, led by mark when it is
 // part of a multi-frame batch.
 func frameEntries(es []entry, mark batchMark) []byte {

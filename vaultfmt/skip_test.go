@@ -2,7 +2,10 @@ package vaultfmt
 
 import (
 	"bytes"
+	"crypto/rand"
+	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 )
@@ -17,6 +20,14 @@ type sealer struct {
 	refuse  int    // PayloadEnd returns ErrReplayOpened this many times
 	ends    int
 	seals   map[ID]Seal // what DeriveSealed was given
+	// pads is how many more derived items DeriveSealed adds after the
+	// list, each too large to share a frame.
+	pads int
+}
+
+// sealerPad is the body of a sealer's derived pad item i.
+func sealerPad(i int) []byte {
+	return bytes.Repeat([]byte{byte(i)}, 80<<10+i)
 }
 
 func (s *sealer) DerivedKind() Kind { return s.kind }
@@ -37,11 +48,15 @@ func (s *sealer) DeriveSealed(_ uint64, live func(ID) bool, seal func(ID) (Seal,
 		s.seals[id] = sl
 		list = append(append(list, id[:]...), sl[:]...)
 	}
-	return []Item{{ID: testID(900), Kind: s.kind, Body: list}}, nil
+	items := []Item{{ID: testID(900), Kind: s.kind, Body: list}}
+	for i := range s.pads {
+		items = append(items, Item{ID: testID(901 + i), Kind: s.kind, Body: sealerPad(i)})
+	}
+	return items, nil
 }
 func (s *sealer) Reset() { s.collector.Reset(); s.derived = nil }
 func (s *sealer) Apply(c Change) error {
-	if c.Op == OpPut && c.Item.Kind == s.kind {
+	if c.Op == OpPut && c.Item.Kind == s.kind && c.Item.ID == testID(900) {
 		s.derived = c.Item.Body
 	}
 	if c.Covered && c.Item.Body != nil {
@@ -177,5 +192,104 @@ func TestSkipNeedsDerivedFramesOfTheirOwn(t *testing.T) {
 	// sealed.
 	if covered != 2 {
 		t.Errorf("%d of 2 items left sealed", covered)
+	}
+}
+
+// TestSkipAfterManyDerivedFrames: derived items filling several frames
+// are opened on several goroutines (run it with -race) and still reach
+// the handler first, whole and in order, before it is asked what to skip;
+// a changed byte in any one of those frames is reported at that frame.
+func TestSkipAfterManyDerivedFrames(t *testing.T) {
+	const pads = 9
+	path, v, c := newTestVault(t)
+	var changes []Change
+	for i := 1; i <= 300; i++ {
+		changes = append(changes, put(i, fmt.Sprintf("body %d", i)))
+	}
+	mustAppend(t, v, c, changes...)
+	v.Close()
+	s := &sealer{collector: newCollector(), kind: 9, pads: pads}
+	if v, err := Open(path, Unlock{Passphrase: testPass}, s); err != nil {
+		t.Fatal(err)
+	} else {
+		if err := v.Compact(); err != nil {
+			t.Fatal(err)
+		}
+		v.Close()
+	}
+
+	r := &sealer{collector: newCollector(), kind: 9}
+	v, err := Open(path, Unlock{Passphrase: testPass}, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := *v.k // Close wipes the keys
+	v.Close()
+	if len(r.order) != 301+pads {
+		t.Fatalf("%d changes replayed, want %d", len(r.order), 301+pads)
+	}
+	for i, ch := range r.order[:1+pads] {
+		if ch.Item.Kind != 9 || ch.Covered {
+			t.Fatalf("change %d is item %x kind %d covered %v, want a derived item with its body", i, ch.Item.ID, ch.Item.Kind, ch.Covered)
+		}
+		if i > 0 && (ch.Item.ID != testID(900+i) || !bytes.Equal(ch.Item.Body, sealerPad(i-1))) {
+			t.Fatalf("derived change %d is item %x (%d bytes), want pad %d", i, ch.Item.ID, len(ch.Item.Body), i-1)
+		}
+	}
+	for _, ch := range r.order[1+pads:] {
+		if !ch.Covered {
+			t.Fatalf("item %x was opened, want it covered", ch.Item.ID)
+		}
+	}
+
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := parseHeader(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := int64(h.length)
+	raw, _, err := scanFrames(data[start:start+int64(h.payloadLen)], start, "payload", 0, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(raw) < pads+2 {
+		t.Fatalf("%d payload frames, want the %d derived items in frames of their own", len(raw), pads+1)
+	}
+	for _, bad := range []int{0, 3, pads} {
+		damaged := bytes.Clone(data)
+		damaged[raw[bad].off+frameHeaderSize+100] ^= 1
+		if err := os.WriteFile(path, damaged, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Open(path, Unlock{Passphrase: testPass}, &sealer{collector: newCollector(), kind: 9})
+		var ce *CorruptError
+		if !errors.As(err, &ce) || ce.Offset != raw[bad].off {
+			t.Errorf("derived frame %d changed: open says %v, want damage at offset %d", bad, err, raw[bad].off)
+		}
+	}
+	// A derived body changed inside a frame that still authenticates (a
+	// writer holding the frame key): its own seal refuses it.
+	const bad = 3
+	es, _, err := openItemFrame(&k, h, rolePayload, "payload", bad, raw[bad])
+	if err != nil || len(es) != 1 {
+		t.Fatalf("derived frame %d: %d entries, %v", bad, len(es), err)
+	}
+	es[0].sealedBody[nonceSize+100] ^= 1
+	sealed, err := seal(nil, k.frame[:], rand.Reader, frameEntries(es, batchMark{}), aadFrame(rolePayload, h.vaultID, h.epoch, bad))
+	if err != nil {
+		t.Fatal(err)
+	}
+	damaged := bytes.Clone(data)
+	copy(damaged[raw[bad].off:], appendFrame(nil, sealed))
+	if err := os.WriteFile(path, damaged, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Open(path, Unlock{Passphrase: testPass}, &sealer{collector: newCollector(), kind: 9})
+	var ce *CorruptError
+	if !errors.As(err, &ce) || ce.Region != "item" || ce.Offset != raw[bad].off || !strings.Contains(ce.Reason, "item body") {
+		t.Errorf("a derived body changed under a good frame: open says %v, want its item body refused at offset %d", err, raw[bad].off)
 	}
 }

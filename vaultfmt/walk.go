@@ -2,6 +2,7 @@ package vaultfmt
 
 import (
 	"encoding/binary"
+	"errors"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -75,7 +76,7 @@ func walkPayloadSkipping(file []byte, h *header, k *keys, fn frameFn, openBodies
 	var skip func(ID, Kind, Seal) (uint32, bool)
 	// openEntries checks and opens the entries of payload frame i, whose
 	// frame layer is already open.
-	openEntries := func(i int, es []entry, mark batchMark) ([]entry, error) {
+	openEntries := func(i int, es []entry, mark batchMark, inPlace bool) ([]entry, error) {
 		f := raw[i]
 		var err error
 		if mark.op != 0 {
@@ -93,7 +94,11 @@ func walkPayloadSkipping(file []byte, h *header, k *keys, fn frameFn, openBodies
 					continue
 				}
 			}
-			if es[j].plain, err = openItem(k, h.vaultID, &es[j]); err != nil {
+			open := openItem
+			if inPlace {
+				open = openItemInPlace
+			}
+			if es[j].plain, err = open(k, h.vaultID, &es[j]); err != nil {
 				return nil, corruptf("item", f.off, -1, "entry %d (id %x): %v", j, es[j].id, err)
 			}
 		}
@@ -104,7 +109,7 @@ func walkPayloadSkipping(file []byte, h *header, k *keys, fn frameFn, openBodies
 		if err != nil {
 			return nil, err
 		}
-		return openEntries(i, es, mark)
+		return openEntries(i, es, mark, false)
 	}
 	apply := func(i int, es []entry) error {
 		items += len(es)
@@ -112,40 +117,20 @@ func walkPayloadSkipping(file []byte, h *header, k *keys, fn frameFn, openBodies
 	}
 	first := 0
 	if openBodies && skipper != nil && h.derived != 0 {
-		// The derived items go to fn first, one frame at a time, so the
-		// handler holds them when it is asked what to skip.
-		mixed := false
-		for ; first < last; first++ {
-			pt, mark, err := openItemFrame(k, h, rolePayload, "payload", first, raw[first])
-			if err != nil {
-				return 0, 0, err
-			}
-			n := 0
-			for j := range pt {
-				if pt[j].kind == h.derived {
-					n++
-				}
-			}
-			if n < len(pt) {
-				mixed = n > 0
-				break
-			}
-			// The frame layer is open already: decrypting it again cost
-			// an open of a 100,000-memory vault a fifth of its AEAD work
-			// (the derived items are most of the payload's bytes).
-			es, err := openEntries(first, pt, mark)
-			if err != nil {
-				return 0, 0, err
-			}
-			if err := apply(first, es); err != nil {
-				return 0, 0, err
-			}
+		// The derived items go to fn first, in order, so the handler
+		// holds them when it is asked what to skip.
+		var mixed bool
+		openLayer := func(i int) ([]entry, batchMark, error) {
+			return openItemFrame(k, h, rolePayload, "payload", i, raw[i])
+		}
+		if first, mixed, err = walkDerived(last, h, openLayer, openEntries, apply); err != nil {
+			return 0, 0, err
 		}
 		if !mixed {
 			skip = skipper()
 		}
 	}
-	if err := inOrder(last-first, func(i int) ([]entry, error) { return openFrame(first + i) }, func(i int, es []entry) error { return apply(first+i, es) }); err != nil {
+	if err := inOrder(last-first, inOrderAhead, func(i int) ([]entry, error) { return openFrame(first + i) }, func(i int, es []entry) error { return apply(first+i, es) }); err != nil {
 		return 0, 0, err
 	}
 	if err := checkEndMarker(k, h, raw[last], last, items); err != nil {
@@ -153,6 +138,73 @@ func walkPayloadSkipping(file []byte, h *header, k *keys, fn frameFn, openBodies
 	}
 	return len(raw), items, nil
 }
+
+// derivedFrame is a leading payload frame as [walkDerived] opened it:
+// its entries with their bodies open when every one is a derived item;
+// otherwise how many of them are.
+type derivedFrame struct {
+	es      []entry
+	all     bool
+	derived int
+}
+
+// errDerivedEnd stops [walkDerived] at the first frame that holds more
+// than derived items.
+var errDerivedEnd = errors.New("vaultfmt: end of the derived frames")
+
+// walkDerived opens the leading frames of payload frames 0 … n−1 that hold
+// only derived items (2.11), frame layer and bodies, and applies them in
+// order, up to the first frame holding anything else. It returns that
+// frame's index, and whether it mixed derived items with others. The
+// frames are opened on all cores, a few ahead: the derived items are most
+// of a large payload's bytes, in a few frames of 16 MiB, and opened one
+// after the other they were the open's longest serial step. The frame
+// layer of a frame past the first mixed one may be opened for nothing
+// (at most derivedAhead of them); the walk opens it again in order.
+func walkDerived(n int, h *header, openFrame func(int) ([]entry, batchMark, error), openEntries func(int, []entry, batchMark, bool) ([]entry, error), apply func(int, []entry) error) (first int, mixed bool, err error) {
+	open := func(i int) (derivedFrame, error) {
+		pt, mark, err := openFrame(i)
+		if err != nil {
+			return derivedFrame{}, err
+		}
+		d := 0
+		for j := range pt {
+			if pt[j].kind == h.derived {
+				d++
+			}
+		}
+		if d < len(pt) {
+			return derivedFrame{derived: d}, nil
+		}
+		// The frame layer is open already: decrypting it again cost
+		// an open of a 100,000-memory vault a fifth of its AEAD work.
+		// The bodies are opened over their sealed bytes in the frame's
+		// plaintext, a buffer of this walk's own: a segment part is then
+		// held once (16 MiB), not in the frame and again in a copy.
+		es, err := openEntries(i, pt, mark, true)
+		for j := range es {
+			es[j].wrappedKey, es[j].sealedBody = nil, nil // spent
+		}
+		return derivedFrame{es: es, all: true, derived: d}, err
+	}
+	first = n
+	err = inOrder(n, derivedAhead, open, func(i int, f derivedFrame) error {
+		if !f.all {
+			first, mixed = i, f.derived > 0
+			return errDerivedEnd
+		}
+		return apply(i, f.es)
+	})
+	if errors.Is(err, errDerivedEnd) {
+		err = nil
+	}
+	return first, mixed, err
+}
+
+// derivedAhead bounds how many opened derived frames wait for apply: each
+// may hold 32 MiB (a 16 MiB frame and the body inside it), so no more
+// than keeps two cores busy.
+const derivedAhead = 2
 
 // endMarkerItems is the item count the payload's end marker holds, if it
 // opens.
@@ -245,11 +297,11 @@ func openItemFrame(k *keys, h *header, r role, region string, seq int, f rawFram
 }
 
 // inOrder runs open(0 … n−1) on up to GOMAXPROCS goroutines (at most
-// inOrderAhead results ahead of apply) and apply on each result in index
+// ahead results ahead of apply) and apply on each result in index
 // order, stopping at the first error either returns.
-func inOrder[T any](n int, open func(int) (T, error), apply func(int, T) error) error {
+func inOrder[T any](n, ahead int, open func(int) (T, error), apply func(int, T) error) error {
 	workers := min(runtime.GOMAXPROCS(0), 4)
-	if workers < 2 || n < 2*inOrderAhead {
+	if workers < 2 || n < 2*ahead {
 		for i := range n {
 			r, err := open(i)
 			if err != nil {
@@ -271,7 +323,7 @@ func inOrder[T any](n int, open func(int) (T, error), apply func(int, T) error) 
 		results[i].done = make(chan struct{})
 	}
 	var next atomic.Int64
-	tokens := make(chan struct{}, inOrderAhead)
+	tokens := make(chan struct{}, ahead)
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	for range workers {
