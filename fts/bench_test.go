@@ -203,26 +203,7 @@ func BenchmarkSearch100k(b *testing.B) {
 			b.Run(kind+"/"+mode.name, func(b *testing.B) {
 				defer func(skip, keyed bool) { skipPostings, keyedOrder = skip, keyed }(skipPostings, keyedOrder)
 				skipPostings, keyedOrder = mode.skip, mode.keyed
-				b.ReportAllocs()
-				i := 0
-				docs := make([]uint32, 0, 400)
-				for b.Loop() {
-					r := x.Search(queries[i%len(queries)])
-					top := r.Top(200)
-					docs = docs[:0]
-					for _, h := range top {
-						docs = append(docs, h.Doc)
-					}
-					// The vector pool's records: any, hits or not.
-					for j := range 200 {
-						docs = append(docs, uint32((i*7919+j*104729)%100000))
-					}
-					slices.Sort(docs)
-					docs = slices.Compact(docs)
-					benchSink += len(r.FindAll(docs))
-					r.Release()
-					i++
-				}
+				searchAsHybrid(b, x, queries)
 			})
 		}
 	}
@@ -377,24 +358,31 @@ func BenchmarkSearchRestored100k(b *testing.B) {
 		}
 		x.Search(queries[0] + " misspeltword") // the first query builds what it needs
 		b.Run(c.name, func(b *testing.B) {
-			b.ReportAllocs()
-			i := 0
-			docs := make([]uint32, 0, 400)
-			for b.Loop() {
-				r := x.Search(queries[i%len(queries)])
-				docs = docs[:0]
-				for _, h := range r.Top(200) {
-					docs = append(docs, h.Doc)
-				}
-				for j := range 200 {
-					docs = append(docs, uint32((i*7919+j*104729)%100000))
-				}
-				slices.Sort(docs)
-				docs = slices.Compact(docs)
-				benchSink += len(r.FindAll(docs))
-				r.Release()
-				i++
-			}
+			searchAsHybrid(b, x, queries)
 		})
+	}
+}
+
+// searchAsHybrid runs the queries in turn as hybrid search uses the
+// literal channel: the top 200 hits, then every hit of those and of 200
+// records the vector pool brought (any, hits or not).
+func searchAsHybrid(b *testing.B, x *Index, queries []string) {
+	b.ReportAllocs()
+	i := 0
+	docs := make([]uint32, 0, 400)
+	for b.Loop() {
+		r := x.Search(queries[i%len(queries)])
+		docs = docs[:0]
+		for _, h := range r.Top(200) {
+			docs = append(docs, h.Doc)
+		}
+		for j := range 200 {
+			docs = append(docs, uint32((i*7919+j*104729)%100000))
+		}
+		slices.Sort(docs)
+		docs = slices.Compact(docs)
+		benchSink += len(r.FindAll(docs))
+		r.Release()
+		i++
 	}
 }
