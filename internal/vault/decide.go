@@ -532,8 +532,10 @@ var (
 	// wearyWords hold an opinion against what follows "of": "is tired of
 	// crime podcasts", "sick of", "bored with".
 	wearyWords = setOf("tired", "sick", "bored", "weary")
-	// opinionFunction words carry no content of an opinion.
-	opinionFunction = setOf("is", "are", "was", "were", "be", "been", "am", "do", "does", "did",
+	// opinionFunction words carry no content of an opinion. "doing" is
+	// the light verb "do" before its object ("likes doing jigsaw
+	// puzzles" = "enjoys jigsaw puzzles"), as "having" is "have".
+	opinionFunction = setOf("is", "are", "was", "were", "be", "been", "am", "do", "does", "did", "doing",
 		"his", "her", "their", "its", "my", "our", "your", "that", "use", "take", "have", "has", "having", "using", "taking",
 		"now", "nowadays", "want", "wants", "wanted", "can", "could")
 	// Judgements held for or against the thing an opinion is about: "X is

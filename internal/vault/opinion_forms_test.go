@@ -286,3 +286,19 @@ func TestSwappedModifierConflicts(t *testing.T) {
 		}
 	}
 }
+
+// "doing" before the object is the gerund of the light verb "do", which
+// an opinion already drops ("would rather do the crossword"): "likes
+// doing jigsaw puzzles" holds what "enjoys jigsaw puzzles" holds. Another
+// verb of doing, an ended stance or another object never folds.
+func TestDoingIsLight(t *testing.T) {
+	wantSameAtEveryCosine(t, []sameCase{
+		{"Tariq enjoys jigsaw puzzles on rainy days.", "On rainy days, Tariq likes doing jigsaw puzzles.", true},
+		{"Kim loves doing yoga in the morning.", "Kim loves yoga in the morning.", true},
+		{"Kim prefers doing the dishes by hand.", "Kim would rather do the dishes by hand.", true},
+		{"Kim likes doing yoga.", "Kim likes teaching yoga.", false},
+		{"Kim likes yoga.", "Kim no longer likes doing yoga.", false},
+		{"Kim likes doing crosswords.", "Kim likes doing sudoku.", false},
+		{"Kim likes doing the dishes.", "Kim doesn't like doing the dishes.", false},
+	})
+}
