@@ -284,7 +284,9 @@ func allLetters(s string) bool {
 // change ([oneSided]: the noun of a closing hedge, "… the sensible
 // default cache for most projects"; a verb of taking the object in,
 // "likes listening to audiobooks"); a name that looks like a function
-// word ("Go") counts as a name when fixed says so.
+// word ("Go") counts as a name when fixed says so. An alternative of a
+// comparison may be said as the act of travelling by it ([travelsBy]:
+// "over cars" = "than drive").
 func elaborates(a, b []string, fixed func(string) bool) bool {
 	a, b = toAsOver(a, b), toAsOver(b, a)
 	a, b = oneSided(a, b, fixed)
@@ -293,11 +295,44 @@ func elaborates(a, b []string, fixed func(string) bool) bool {
 		return false
 	}
 	for i := range a {
-		if !sameOpinionWord(a[i], b[i]) {
+		if !sameOpinionWord(a[i], b[i]) && !travelsBy(a, b, i) {
 			return false
 		}
 	}
 	return true
+}
+
+// travelsBy reports whether the content words a and b hold, at i, one
+// alternative of a comparison said once as a vehicle and once as the act
+// of travelling by it ("prefers buses over cars" = "would rather take
+// the bus than drive"; "trains over planes" = "the train than fly"): a
+// choice between ways of getting somewhere names the way either way.
+// Only next to the "over" of a comparison on both sides: outside one,
+// "likes driving" is not "likes cars".
+func travelsBy(a, b []string, i int) bool {
+	compared := func(w []string) bool { return i > 0 && w[i-1] == "over" || i+1 < len(w) && w[i+1] == "over" }
+	if !compared(a) || !compared(b) {
+		return false
+	}
+	act := func(verb, vehicle string) bool {
+		for act, vehicles := range travelActs {
+			if anySameWord(verb, []string{act}) && anySameWord(vehicle, vehicles) {
+				return true
+			}
+		}
+		return false
+	}
+	return act(a[i], b[i]) || act(b[i], a[i])
+}
+
+// travelActs are the verbs of travelling by a vehicle, each with the
+// vehicles it names (general English: one drives a car, flies in a
+// plane).
+var travelActs = map[string][]string{
+	"drive": {"car"},
+	"fly":   {"plane", "airplane", "aeroplane"},
+	"cycle": {"bike", "bicycle"},
+	"sail":  {"boat", "sailboat"},
 }
 
 // toAsOver writes the "to" of "prefers X to Y" in words as the "over" it

@@ -302,3 +302,22 @@ func TestDoingIsLight(t *testing.T) {
 		{"Kim likes doing the dishes.", "Kim doesn't like doing the dishes.", false},
 	})
 }
+
+// One of the alternatives of a comparison said as the act of travelling
+// by it ("than drive" for "over cars", "than fly" for "over planes")
+// restates the comparison ([travelsBy]); outside a comparison, another
+// vehicle or act, or the comparison turned, it never does.
+func TestTravelActForVehicle(t *testing.T) {
+	wantSameAtEveryCosine(t, []sameCase{
+		{"Elodie prefers e-bikes over cars for the commute.", "For the commute, Elodie would rather ride an e-bike than drive.", true},
+		{"Ines prefers buses over cars.", "Ines would rather take the bus than drive.", true},
+		{"Kim prefers trains over planes.", "Kim would rather take the train than fly.", true},
+		{"Kim prefers bikes over cars in the city.", "In the city, Kim prefers cycling over driving.", true},
+		{"Kim likes cars.", "Kim likes driving.", false},
+		{"Ines prefers buses over cars.", "Ines would rather drive than take the bus.", false},
+		{"Ines prefers buses over vans.", "Ines would rather take the bus than drive.", false},
+		{"Ines prefers buses over cars.", "Ines would rather take the bus than fly.", false},
+		{"Kim prefers trains over boats.", "Kim would rather take the train than fly.", false},
+		{"Ines prefers buses over cars.", "Ines would rather take the bus than not drive.", false},
+	})
+}
