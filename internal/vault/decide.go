@@ -131,6 +131,10 @@ func (v OpinionVerdict) String() string {
 //	          at the end ([givesReason]), whatever the cosine
 //	conflict  else if one compares something over what the other holds
 //	          ([overturns]), whatever the cosine
+//	unrelated else if what the two hold shares only a modifier, the
+//	          heads neither one word nor two of one kind ("sourdough
+//	          baking" / "sourdough pizza": [sharesModifierOnly]),
+//	          whatever the cosine
 //	conflict  else if cos ≥ cos_floor and the objects are the same words
 //	          but one modifier of one head ("aisle seats" / "window
 //	          seats": [swapsModifier])
@@ -189,6 +193,11 @@ func DecideOpinion(old, text string, cos float64, cal rank.Calibration) OpinionV
 		return OpinionSame
 	case overturns(a, b, fixed) || overturns(b, a, fixed):
 		return OpinionConflict
+	case sharesModifierOnly(a, b, fixed):
+		// One holder, two things that share only a modifier ("sourdough
+		// baking" / "sourdough pizza"): the model, near because of the
+		// shared word, cannot make them one aspect.
+		return OpinionUnrelated
 	case cos >= cal.CosFloor && swapsModifier(a.object, b.object, fixed):
 		// One head, another modifier of it ("aisle seats" / "window
 		// seats"): the model need only not call them unrelated, as for

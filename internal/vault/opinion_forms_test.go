@@ -321,3 +321,41 @@ func TestTravelActForVehicle(t *testing.T) {
 		{"Ines prefers buses over cars.", "Ines would rather take the bus than not drive.", false},
 	})
 }
+
+// One holder's opinions on two things that share only a modifier
+// ("sourdough baking" / "sourdough pizza", "summer festivals" / "summer
+// salads") are two aspects at any cosine ([sharesModifierOnly]). Two
+// things of one kind (coffee, tea), a shared context (another thing in
+// the same context is a changed mind), a possessed head ("his steak
+// rare"), a name, a negation, a comparison or a changed mind keeps the
+// conflict; no such pair is ever folded.
+func TestSharedModifierOtherAspect(t *testing.T) {
+	for name, cal := range calibrations(t) {
+		for _, tc := range []struct {
+			a, b string
+			want OpinionVerdict
+		}{
+			{"Kenji is keen on sourdough baking.", "Kenji is keen on sourdough pizza.", OpinionUnrelated},
+			{"Freya prefers weekend markets.", "Freya prefers quiet weekend mornings.", OpinionUnrelated},
+			{"Rania loves summer festivals.", "Rania loves summer salads.", OpinionUnrelated},
+			{"Anouk prefers green tea.", "Anouk prefers green walls in the kitchen.", OpinionUnrelated},
+			{"Kim likes morning coffee.", "Kim likes morning tea.", OpinionConflict},
+			{"Jonas prefers tea in the morning.", "Jonas prefers coffee in the morning.", OpinionConflict},
+			{"Jonas likes rye bread on Sundays.", "Jonas likes spicy food on Sundays.", OpinionConflict},
+			{"Malik likes his steak rare.", "Malik likes his steak well-done.", OpinionConflict},
+			{"Priya prefers Vue components.", "Priya prefers Vue templates.", OpinionConflict},
+			{"Kim likes summer festivals.", "Kim now likes summer salads.", OpinionConflict},
+			{"Kim likes summer festivals.", "Kim likes summer salads over festivals.", OpinionConflict},
+			{"Sofia enjoys Scandinavian crime novels.", "Sofia is a big fan of Scandinavian crime books.", OpinionConflict},
+			{"Astrid finds the build too complicated.", "Astrid finds the build far too simple.", OpinionConflict},
+			{"Esther prefers trams downtown.", "Uptown, Esther would rather take the tram.", OpinionConflict},
+			{"Otto likes climbing indoors.", "Otto likes climbing outdoors.", OpinionConflict},
+		} {
+			for _, c := range []float64{cal.SameTopic, cal.SameMeaning, 0.99} {
+				if got := DecideOpinion(tc.a, tc.b, c, cal); got != tc.want {
+					t.Errorf("%s: %q then %q at cos %.2f: %v, want %v", name, tc.a, tc.b, c, got, tc.want)
+				}
+			}
+		}
+	}
+}
