@@ -115,6 +115,10 @@ func (v OpinionVerdict) String() string {
 //
 //	unrelated if the holders differ, or the objects share no aspect word
 //	          ([sameAspect])
+//	          but a conflict if either says the mind changed and one says
+//	          the other's purpose as its modifier ("sticky notes for
+//	          reminders" / "has switched to a reminders app":
+//	          [purposeModifies])
 //	same      else if the objects are the same content words in the same
 //	          order up to function words ([elaborates]), whatever the
 //	          cosine
@@ -174,7 +178,15 @@ func DecideOpinion(old, text string, cos float64, cal rank.Calibration) OpinionV
 	fixed := func(w string) bool { return a.fixed[w] || b.fixed[w] }
 	shared, named := sameAspect(a, b)
 	switch {
-	case !sameHolder(a, b) || !shared:
+	case !sameHolder(a, b):
+		return OpinionUnrelated
+	case !shared:
+		if (a.changed || b.changed) && purposeModifies(a, b, fixed) {
+			// What now fills the purpose, said as its modifier
+			// ("sticky notes for reminders" then "has switched to a
+			// reminders app"): the same role, a changed mind.
+			return OpinionConflict
+		}
 		return OpinionUnrelated
 	case elaborates(a.object, b.object, fixed):
 		// Every content word of the objects agrees, in order: nothing a

@@ -359,3 +359,33 @@ func TestSharedModifierOtherAspect(t *testing.T) {
 		}
 	}
 }
+
+// A changed mind that names what now fills the old opinion's purpose
+// with the purpose as its modifier ("sticky notes for reminders" then
+// "has switched to a reminders app") reopens it, wherever the model puts
+// the two ([purposeModifies]); another purpose, or no changed mind below
+// same_topic, leaves both standing, and none of them ever folds.
+func TestPurposeSaidAsModifier(t *testing.T) {
+	for name, cal := range calibrations(t) {
+		low := []float64{-1, 0, cal.CosFloor - 0.01}
+		wantAtCosines(t, name, cal, low, OpinionConflict, " (the purpose said as a modifier)", [][2]string{
+			{"Idris prefers sticky notes for reminders.", "Idris has switched to a reminders app."},
+			{"Kim prefers spreadsheets for budgeting.", "Kim has switched to a budgeting app."},
+			{"Kim likes the budgeting app.", "Kim now prefers spreadsheets for budgeting."},
+		})
+		wantAtCosines(t, name, cal, low, OpinionUnrelated, " (another purpose, or no change)", [][2]string{
+			{"Kim prefers spreadsheets for budgeting.", "Kim has switched to a running app."},
+			{"Kim prefers spreadsheets for budgeting.", "Kim likes the budgeting app."},
+		})
+		for _, p := range [][2]string{
+			{"Idris prefers sticky notes for reminders.", "Idris has switched to a reminders app."},
+			{"Kim prefers spreadsheets for budgeting.", "Kim likes the budgeting app."},
+		} {
+			for _, c := range []float64{cal.SameTopic, cal.SameMeaning, 1} {
+				if got := DecideOpinion(p[0], p[1], c, cal); got == OpinionSame {
+					t.Errorf("%s: %q then %q at cos %.2f: folded", name, p[0], p[1], c)
+				}
+			}
+		}
+	}
+}

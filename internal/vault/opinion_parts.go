@@ -1047,3 +1047,27 @@ func heldPhrase(object []string, fixed func(string) bool) []string {
 // a kind of downtown.
 var contextAdverbs = setOf("downtown", "uptown", "midtown", "indoors", "outdoors", "abroad", "overseas", "upstairs",
 	"downstairs", "home", "nearby", "locally", "remotely", "early", "late", "daily", "weekly", "nightly", "today", "tonight")
+
+// purposeModifies reports whether one opinion's purpose (its "for"
+// phrase: [purpose]) is said by the other as the modifier right before
+// the head of what it holds ([heldPhrase]): "sticky notes for reminders"
+// and "a reminders app", "spreadsheets for budgeting" and "the budgeting
+// app". Both hold something for one purpose, as two "for" phrases of the
+// same words do ([reopens]).
+func purposeModifies(a, b opinionParts, fixed func(string) bool) bool {
+	for _, side := range [][2]opinionParts{{a, b}, {b, a}} {
+		pa, ok := purpose(side[0].object, fixed)
+		if !ok || slices.Contains(side[1].object, "for") {
+			continue
+		}
+		pc, held := contentOnly(pa, fixed), heldPhrase(side[1].object, fixed)
+		if len(pc) == 0 || len(held) <= len(pc) {
+			continue
+		}
+		mods := held[len(held)-1-len(pc) : len(held)-1]
+		if slices.EqualFunc(pc, mods, sameOpinionWord) {
+			return true
+		}
+	}
+	return false
+}
