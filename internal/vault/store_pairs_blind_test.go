@@ -18,8 +18,15 @@ import "testing"
 //
 // On main before any rule it judges (both bundled models): distinct 6/6,
 // duplicate 4/4, update 9/10, restate 22/24, aspect 1/6 (v1; v2 0/6),
-// lost 0. The known misses below say why; each is a conflict or a new
-// record, never a fold.
+// lost 0. The rules it then led to ('doing' as a light verb, a travel
+// act for its vehicle, a shared modifier only, a purpose said as a
+// modifier) make it restate 24/24, update 10/10, aspect 4/6 (both), lost
+// 0. A second batch, written after those rules and not used to choose
+// them, scores restate 8/8, update 5/8, aspect 4/5 (both models), where
+// main scores restate 3/8, update 6/8, aspect 0/5 (both), lost 0
+// both; its "planning app" miss then led to a fix in [reopens], so its
+// update 6/8 is no longer blind. The known misses below say why; each is
+// a conflict or a new record, never a fold.
 var storePairsBlind = []storePair{
 	// Restated opinions.
 	{"restate", "Aiko prefers kayaking on calm lakes.", "On calm lakes, Aiko would rather go kayaking.", ""},
@@ -66,6 +73,33 @@ var storePairsBlind = []storePair{
 	{"aspect", "Rania loves summer festivals.", "Rania loves summer salads.", ""},
 	{"aspect", "Bastian prefers quiet cafés for working.", "Bastian prefers quiet hotels.", ""},
 	{"aspect", "Anouk prefers green tea.", "Anouk prefers green walls in the kitchen.", ""},
+	// A second batch, written after the rules this table led to and not
+	// used to choose them: how far they reach.
+	{"restate", "Yvette prefers trains over cars for weekend trips.", "For weekend trips, Yvette would rather take the train than drive.", ""},
+	{"restate", "Zoltan prefers boats over planes to the islands.", "Zoltan would rather sail than fly to the islands.", ""},
+	{"restate", "Bertil enjoys doing pottery on Saturdays.", "On Saturdays, Bertil loves pottery.", ""},
+	{"restate", "Corinne likes canoe trips in autumn.", "In autumn, Corinne really enjoys canoe trips.", ""},
+	{"restate", "Desmond hates doing paperwork.", "Desmond can't stand paperwork.", ""},
+	{"restate", "Eira prefers croissants for breakfast.", "For breakfast, Eira would rather have croissants.", ""},
+	{"restate", "Florin thinks Scrabble nights are great fun.", "Florin considers Scrabble nights great fun.", ""},
+	{"restate", "Halvard prefers the motorbike over the car for short trips.", "For short trips, Halvard would rather ride the motorbike than drive.", ""},
+	{"update", "Yvette prefers trains over cars for weekend trips.", "Yvette would now rather drive than take the train for weekend trips.", ""},
+	{"update", "Bertil enjoys pottery.", "Bertil has lost interest in pottery.",
+		"'lost interest in' is read as no stance against pottery, and the model puts them below same_topic"},
+	{"update", "Corinne prefers paper calendars for planning.", "Corinne has switched to a planning app.",
+		"the purpose shares an aspect word (planning) by the lexicon, and there the reading of it as a modifier was missing"},
+	{"update", "Desmond prefers strong coffee.", "Desmond now prefers weak coffee.", ""},
+	{"update", "Eira likes croissants for breakfast.", "Eira now likes porridge for breakfast.", ""},
+	{"update", "Florin prefers wired headphones.", "Florin now prefers wireless headphones.", ""},
+	{"update", "Halvard likes winter cycling.", "Halvard no longer likes winter cycling.", ""},
+	{"update", "Zoltan prefers leather boots.", "Zoltan prefers leather sandals.",
+		"boots and sandals share a modifier and the lexicon does not make them two of one kind: two opinions stand"},
+	{"aspect", "Yvette likes autumn walks.", "Yvette likes autumn soups.", ""},
+	{"aspect", "Bertil prefers wooden toys.", "Bertil prefers wooden floors.", ""},
+	{"aspect", "Corinne enjoys jazz clubs.", "Corinne enjoys jazz brunches.", ""},
+	{"aspect", "Desmond likes garden parties.", "Desmond likes garden tools.", ""},
+	{"aspect", "Eira prefers tea at night.", "Eira prefers silence at night.",
+		"another thing in the same context is read as a changed mind (the property tests hold that)"},
 	// Facts of the evaluation's shape.
 	{"distinct", "The kayak rental closes at 19:00.", "The kayak rental closes at 17:00.", ""},
 	{"distinct", "Aiko is left-handed.", "Aiko is not left-handed.", ""},
