@@ -372,6 +372,9 @@ func TestPurposeSaidAsModifier(t *testing.T) {
 			{"Idris prefers sticky notes for reminders.", "Idris has switched to a reminders app."},
 			{"Kim prefers spreadsheets for budgeting.", "Kim has switched to a budgeting app."},
 			{"Kim likes the budgeting app.", "Kim now prefers spreadsheets for budgeting."},
+			// a purpose the lexicon pairs with itself (planning, plan)
+			// shares an aspect word, so the rule must reopen there too
+			{"Kim prefers paper notebooks for planning.", "Kim has switched to a planning app."},
 		})
 		wantAtCosines(t, name, cal, low, OpinionUnrelated, " (another purpose, or no change)", [][2]string{
 			{"Kim prefers spreadsheets for budgeting.", "Kim has switched to a running app."},

@@ -423,6 +423,9 @@ func reopens(a, b opinionParts) bool {
 		return false
 	}
 	fixed := func(w string) bool { return a.fixed[w] || b.fixed[w] }
+	if purposeModifies(a, b, fixed) {
+		return true
+	}
 	if pa, ok := purpose(a.object, fixed); ok {
 		if pb, ok := purpose(b.object, fixed); ok && elaborates(pa, pb, fixed) {
 			return true
