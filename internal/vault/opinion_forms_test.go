@@ -380,15 +380,9 @@ func TestPurposeSaidAsModifier(t *testing.T) {
 			{"Kim prefers spreadsheets for budgeting.", "Kim has switched to a running app."},
 			{"Kim prefers spreadsheets for budgeting.", "Kim likes the budgeting app."},
 		})
-		for _, p := range [][2]string{
-			{"Idris prefers sticky notes for reminders.", "Idris has switched to a reminders app."},
-			{"Kim prefers spreadsheets for budgeting.", "Kim likes the budgeting app."},
-		} {
-			for _, c := range []float64{cal.SameTopic, cal.SameMeaning, 1} {
-				if got := DecideOpinion(p[0], p[1], c, cal); got == OpinionSame {
-					t.Errorf("%s: %q then %q at cos %.2f: folded", name, p[0], p[1], c)
-				}
-			}
-		}
 	}
+	wantSameAtEveryCosine(t, []sameCase{
+		{"Idris prefers sticky notes for reminders.", "Idris has switched to a reminders app.", false},
+		{"Kim prefers spreadsheets for budgeting.", "Kim likes the budgeting app.", false},
+	})
 }
