@@ -494,8 +494,8 @@ func contentOnly(words []string, fixed func(string) bool) []string {
 // crazy about), the degree before "too" (far too, much too) and a
 // positive judgement (good, right, sensible, better); a negative stance
 // (dislike, hate, tired of, fed up with, can't stand), an ended one
-// (used to, has stopped, gave up) or a negative judgement (bad, wrong,
-// worse, overkill) leaves its "not".
+// (used to, has stopped, gave up, lost interest in) or a negative
+// judgement (bad, wrong, worse, overkill) leaves its "not".
 func claimWords(text string, opinion bool) []string {
 	return canonicalWords(fts.Words(frontedLast(text)), opinion)
 }
@@ -536,6 +536,7 @@ func canonicalWords(words []string, opinion bool) []string {
 				out = append(out, "not")
 				continue
 			case w == "up" && i > 0 && (words[i-1] == "fed" || words[i-1] == "gave" || words[i-1] == "given"),
+				w == "interest" && i > 0 && words[i-1] == "lost",
 				w == "to" && i > 0 && usedToAt(words, i-1),
 				positiveStanceAt(words, i) && w != "into",
 				cantBear[w] && i > 0 && cantBefore(words, i),

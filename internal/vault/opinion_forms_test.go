@@ -386,3 +386,24 @@ func TestPurposeSaidAsModifier(t *testing.T) {
 		{"Kim prefers spreadsheets for budgeting.", "Kim likes the budgeting app.", false},
 	})
 }
+
+// "has lost interest in" ends a stance as "has stopped liking" does
+// ([stoppedAt]): a changed mind about the object, at any cosine, never a
+// restatement of the stance it ended.
+func TestLostInterestEndsStance(t *testing.T) {
+	for name, cal := range calibrations(t) {
+		wantAtCosines(t, name, cal, []float64{-1, 0, cal.CosFloor - 0.01, cal.SameTopic, 1}, OpinionConflict, " (an ended stance)", [][2]string{
+			{"Kim enjoys pottery.", "Kim has lost interest in pottery."},
+		})
+		// The old one ended, the new one takes it up again: the model
+		// must put them on one topic, as for "stopped liking".
+		wantAtCosines(t, name, cal, []float64{cal.SameTopic, 1}, OpinionConflict, " (an ended stance)", [][2]string{
+			{"Kim lost interest in chess.", "Kim loves chess."},
+		})
+	}
+	wantSameAtEveryCosine(t, []sameCase{
+		{"Kim has lost interest in pottery.", "Kim has stopped liking pottery.", true},
+		{"Kim has lost interest in pottery.", "Kim has lost interest in painting.", false},
+		{"Kim enjoys pottery.", "Kim has lost interest in pottery.", false},
+	})
+}

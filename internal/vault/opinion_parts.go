@@ -278,13 +278,18 @@ var (
 )
 
 // stoppedAt reports whether a stance that has ended starts at words[i]:
-// "stopped", "quit", "ceased", "gave up", "given up" ("Zainab has
-// stopped liking Firefox"): the opinion is now held against its object.
+// "stopped", "quit", "ceased", "gave up", "given up", "lost interest"
+// ("Zainab has stopped liking Firefox", "Bertil has lost interest in
+// pottery"): the opinion is now held against its object.
 func stoppedAt(words []string, i int) bool {
 	if stopVerbs[words[i]] {
 		return true
 	}
-	return (words[i] == "gave" || words[i] == "given") && i+1 < len(words) && words[i+1] == "up"
+	next := ""
+	if i+1 < len(words) {
+		next = words[i+1]
+	}
+	return (words[i] == "gave" || words[i] == "given") && next == "up" || words[i] == "lost" && next == "interest"
 }
 
 // usedToAt reports whether "used to" of a past stance starts at words[i]

@@ -24,8 +24,8 @@ import "testing"
 // 0. A second batch, written after those rules and not used to choose
 // them, scores restate 8/8, update 5/8, aspect 4/5 (both models), where
 // main scores restate 3/8, update 6/8, aspect 0/5 (both), lost 0
-// both; its "planning app" miss then led to a fix in [reopens], so its
-// update 6/8 is no longer blind. The known misses below say why; each is
+// both; its "planning app" and "lost interest" misses then led to a fix
+// in [reopens] and to [stoppedAt], so its update 7/8 is no longer blind. The known misses below say why; each is
 // a conflict or a new record, never a fold.
 var storePairsBlind = []storePair{
 	// Restated opinions.
@@ -84,8 +84,7 @@ var storePairsBlind = []storePair{
 	{"restate", "Florin thinks Scrabble nights are great fun.", "Florin considers Scrabble nights great fun.", ""},
 	{"restate", "Halvard prefers the motorbike over the car for short trips.", "For short trips, Halvard would rather ride the motorbike than drive.", ""},
 	{"update", "Yvette prefers trains over cars for weekend trips.", "Yvette would now rather drive than take the train for weekend trips.", ""},
-	{"update", "Bertil enjoys pottery.", "Bertil has lost interest in pottery.",
-		"'lost interest in' is read as no stance against pottery, and the model puts them below same_topic"},
+	{"update", "Bertil enjoys pottery.", "Bertil has lost interest in pottery.", ""},
 	{"update", "Corinne prefers paper calendars for planning.", "Corinne has switched to a planning app.", ""},
 	{"update", "Desmond prefers strong coffee.", "Desmond now prefers weak coffee.", ""},
 	{"update", "Eira likes croissants for breakfast.", "Eira now likes porridge for breakfast.", ""},
