@@ -115,6 +115,10 @@ func (v OpinionVerdict) String() string {
 //
 //	unrelated if the holders differ, or the objects share no aspect word
 //	          ([sameAspect])
+//	          but a conflict if either says the mind changed and one says
+//	          the other's purpose as its modifier ("sticky notes for
+//	          reminders" / "has switched to a reminders app":
+//	          [purposeModifies])
 //	same      else if the objects are the same content words in the same
 //	          order up to function words ([elaborates]), whatever the
 //	          cosine
@@ -131,6 +135,10 @@ func (v OpinionVerdict) String() string {
 //	          at the end ([givesReason]), whatever the cosine
 //	conflict  else if one compares something over what the other holds
 //	          ([overturns]), whatever the cosine
+//	unrelated else if what the two hold shares only a modifier, the
+//	          heads neither one word nor two of one kind ("sourdough
+//	          baking" / "sourdough pizza": [sharesModifierOnly]),
+//	          whatever the cosine
 //	conflict  else if cos ≥ cos_floor and the objects are the same words
 //	          but one modifier of one head ("aisle seats" / "window
 //	          seats": [swapsModifier])
@@ -170,7 +178,15 @@ func DecideOpinion(old, text string, cos float64, cal rank.Calibration) OpinionV
 	fixed := func(w string) bool { return a.fixed[w] || b.fixed[w] }
 	shared, named := sameAspect(a, b)
 	switch {
-	case !sameHolder(a, b) || !shared:
+	case !sameHolder(a, b):
+		return OpinionUnrelated
+	case !shared:
+		if (a.changed || b.changed) && purposeModifies(a, b, fixed) {
+			// What now fills the purpose, said as its modifier
+			// ("sticky notes for reminders" then "has switched to a
+			// reminders app"): the same role, a changed mind.
+			return OpinionConflict
+		}
 		return OpinionUnrelated
 	case elaborates(a.object, b.object, fixed):
 		// Every content word of the objects agrees, in order: nothing a
@@ -189,6 +205,11 @@ func DecideOpinion(old, text string, cos float64, cal rank.Calibration) OpinionV
 		return OpinionSame
 	case overturns(a, b, fixed) || overturns(b, a, fixed):
 		return OpinionConflict
+	case sharesModifierOnly(a, b, fixed):
+		// One holder, two things that share only a modifier ("sourdough
+		// baking" / "sourdough pizza"): the model, near because of the
+		// shared word, cannot make them one aspect.
+		return OpinionUnrelated
 	case cos >= cal.CosFloor && swapsModifier(a.object, b.object, fixed):
 		// One head, another modifier of it ("aisle seats" / "window
 		// seats"): the model need only not call them unrelated, as for
@@ -284,7 +305,9 @@ func allLetters(s string) bool {
 // change ([oneSided]: the noun of a closing hedge, "… the sensible
 // default cache for most projects"; a verb of taking the object in,
 // "likes listening to audiobooks"); a name that looks like a function
-// word ("Go") counts as a name when fixed says so.
+// word ("Go") counts as a name when fixed says so. An alternative of a
+// comparison may be said as the act of travelling by it ([travelsBy]:
+// "over cars" = "than drive").
 func elaborates(a, b []string, fixed func(string) bool) bool {
 	a, b = toAsOver(a, b), toAsOver(b, a)
 	a, b = oneSided(a, b, fixed)
@@ -293,11 +316,44 @@ func elaborates(a, b []string, fixed func(string) bool) bool {
 		return false
 	}
 	for i := range a {
-		if !sameOpinionWord(a[i], b[i]) {
+		if !sameOpinionWord(a[i], b[i]) && !travelsBy(a, b, i) {
 			return false
 		}
 	}
 	return true
+}
+
+// travelsBy reports whether the content words a and b hold, at i, one
+// alternative of a comparison said once as a vehicle and once as the act
+// of travelling by it ("prefers buses over cars" = "would rather take
+// the bus than drive"; "trains over planes" = "the train than fly"): a
+// choice between ways of getting somewhere names the way either way.
+// Only next to the "over" of a comparison on both sides: outside one,
+// "likes driving" is not "likes cars".
+func travelsBy(a, b []string, i int) bool {
+	compared := func(w []string) bool { return i > 0 && w[i-1] == "over" || i+1 < len(w) && w[i+1] == "over" }
+	if !compared(a) || !compared(b) {
+		return false
+	}
+	act := func(verb, vehicle string) bool {
+		for act, vehicles := range travelActs {
+			if anySameWord(verb, []string{act}) && anySameWord(vehicle, vehicles) {
+				return true
+			}
+		}
+		return false
+	}
+	return act(a[i], b[i]) || act(b[i], a[i])
+}
+
+// travelActs are the verbs of travelling by a vehicle, each with the
+// vehicles it names (general English: one drives a car, flies in a
+// plane).
+var travelActs = map[string][]string{
+	"drive": {"car"},
+	"fly":   {"plane", "airplane", "aeroplane"},
+	"cycle": {"bike", "bicycle"},
+	"sail":  {"boat", "sailboat"},
 }
 
 // toAsOver writes the "to" of "prefers X to Y" in words as the "over" it
@@ -438,8 +494,8 @@ func contentOnly(words []string, fixed func(string) bool) []string {
 // crazy about), the degree before "too" (far too, much too) and a
 // positive judgement (good, right, sensible, better); a negative stance
 // (dislike, hate, tired of, fed up with, can't stand), an ended one
-// (used to, has stopped, gave up) or a negative judgement (bad, wrong,
-// worse, overkill) leaves its "not".
+// (used to, has stopped, gave up, lost interest in) or a negative
+// judgement (bad, wrong, worse, overkill) leaves its "not".
 func claimWords(text string, opinion bool) []string {
 	return canonicalWords(fts.Words(frontedLast(text)), opinion)
 }
@@ -480,6 +536,7 @@ func canonicalWords(words []string, opinion bool) []string {
 				out = append(out, "not")
 				continue
 			case w == "up" && i > 0 && (words[i-1] == "fed" || words[i-1] == "gave" || words[i-1] == "given"),
+				w == "interest" && i > 0 && words[i-1] == "lost",
 				w == "to" && i > 0 && usedToAt(words, i-1),
 				positiveStanceAt(words, i) && w != "into",
 				cantBear[w] && i > 0 && cantBefore(words, i),
@@ -532,8 +589,10 @@ var (
 	// wearyWords hold an opinion against what follows "of": "is tired of
 	// crime podcasts", "sick of", "bored with".
 	wearyWords = setOf("tired", "sick", "bored", "weary")
-	// opinionFunction words carry no content of an opinion.
-	opinionFunction = setOf("is", "are", "was", "were", "be", "been", "am", "do", "does", "did",
+	// opinionFunction words carry no content of an opinion. "doing" is
+	// the light verb "do" before its object ("likes doing jigsaw
+	// puzzles" = "enjoys jigsaw puzzles"), as "having" is "have".
+	opinionFunction = setOf("is", "are", "was", "were", "be", "been", "am", "do", "does", "did", "doing",
 		"his", "her", "their", "its", "my", "our", "your", "that", "use", "take", "have", "has", "having", "using", "taking",
 		"now", "nowadays", "want", "wants", "wanted", "can", "could")
 	// Judgements held for or against the thing an opinion is about: "X is

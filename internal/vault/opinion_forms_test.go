@@ -286,3 +286,124 @@ func TestSwappedModifierConflicts(t *testing.T) {
 		}
 	}
 }
+
+// "doing" before the object is the gerund of the light verb "do", which
+// an opinion already drops ("would rather do the crossword"): "likes
+// doing jigsaw puzzles" holds what "enjoys jigsaw puzzles" holds. Another
+// verb of doing, an ended stance or another object never folds.
+func TestDoingIsLight(t *testing.T) {
+	wantSameAtEveryCosine(t, []sameCase{
+		{"Tariq enjoys jigsaw puzzles on rainy days.", "On rainy days, Tariq likes doing jigsaw puzzles.", true},
+		{"Kim loves doing yoga in the morning.", "Kim loves yoga in the morning.", true},
+		{"Kim prefers doing the dishes by hand.", "Kim would rather do the dishes by hand.", true},
+		{"Kim likes doing yoga.", "Kim likes teaching yoga.", false},
+		{"Kim likes yoga.", "Kim no longer likes doing yoga.", false},
+		{"Kim likes doing crosswords.", "Kim likes doing sudoku.", false},
+		{"Kim likes doing the dishes.", "Kim doesn't like doing the dishes.", false},
+	})
+}
+
+// One of the alternatives of a comparison said as the act of travelling
+// by it ("than drive" for "over cars", "than fly" for "over planes")
+// restates the comparison ([travelsBy]); outside a comparison, another
+// vehicle or act, or the comparison turned, it never does.
+func TestTravelActForVehicle(t *testing.T) {
+	wantSameAtEveryCosine(t, []sameCase{
+		{"Elodie prefers e-bikes over cars for the commute.", "For the commute, Elodie would rather ride an e-bike than drive.", true},
+		{"Ines prefers buses over cars.", "Ines would rather take the bus than drive.", true},
+		{"Kim prefers trains over planes.", "Kim would rather take the train than fly.", true},
+		{"Kim prefers bikes over cars in the city.", "In the city, Kim prefers cycling over driving.", true},
+		{"Kim likes cars.", "Kim likes driving.", false},
+		{"Ines prefers buses over cars.", "Ines would rather drive than take the bus.", false},
+		{"Ines prefers buses over vans.", "Ines would rather take the bus than drive.", false},
+		{"Ines prefers buses over cars.", "Ines would rather take the bus than fly.", false},
+		{"Kim prefers trains over boats.", "Kim would rather take the train than fly.", false},
+		{"Ines prefers buses over cars.", "Ines would rather take the bus than not drive.", false},
+	})
+}
+
+// One holder's opinions on two things that share only a modifier
+// ("sourdough baking" / "sourdough pizza", "summer festivals" / "summer
+// salads") are two aspects at any cosine ([sharesModifierOnly]). Two
+// things of one kind (coffee, tea), a shared context (another thing in
+// the same context is a changed mind), a possessed head ("his steak
+// rare"), a name, a negation, a comparison or a changed mind keeps the
+// conflict; no such pair is ever folded.
+func TestSharedModifierOtherAspect(t *testing.T) {
+	for name, cal := range calibrations(t) {
+		for _, tc := range []struct {
+			a, b string
+			want OpinionVerdict
+		}{
+			{"Kenji is keen on sourdough baking.", "Kenji is keen on sourdough pizza.", OpinionUnrelated},
+			{"Freya prefers weekend markets.", "Freya prefers quiet weekend mornings.", OpinionUnrelated},
+			{"Rania loves summer festivals.", "Rania loves summer salads.", OpinionUnrelated},
+			{"Anouk prefers green tea.", "Anouk prefers green walls in the kitchen.", OpinionUnrelated},
+			{"Kim likes morning coffee.", "Kim likes morning tea.", OpinionConflict},
+			{"Jonas prefers tea in the morning.", "Jonas prefers coffee in the morning.", OpinionConflict},
+			{"Jonas likes rye bread on Sundays.", "Jonas likes spicy food on Sundays.", OpinionConflict},
+			{"Malik likes his steak rare.", "Malik likes his steak well-done.", OpinionConflict},
+			{"Priya prefers Vue components.", "Priya prefers Vue templates.", OpinionConflict},
+			{"Kim likes summer festivals.", "Kim now likes summer salads.", OpinionConflict},
+			{"Kim likes summer festivals.", "Kim likes summer salads over festivals.", OpinionConflict},
+			{"Sofia enjoys Scandinavian crime novels.", "Sofia is a big fan of Scandinavian crime books.", OpinionConflict},
+			{"Astrid finds the build too complicated.", "Astrid finds the build far too simple.", OpinionConflict},
+			{"Esther prefers trams downtown.", "Uptown, Esther would rather take the tram.", OpinionConflict},
+			{"Otto likes climbing indoors.", "Otto likes climbing outdoors.", OpinionConflict},
+		} {
+			for _, c := range []float64{cal.SameTopic, cal.SameMeaning, 0.99} {
+				if got := DecideOpinion(tc.a, tc.b, c, cal); got != tc.want {
+					t.Errorf("%s: %q then %q at cos %.2f: %v, want %v", name, tc.a, tc.b, c, got, tc.want)
+				}
+			}
+		}
+	}
+}
+
+// A changed mind that names what now fills the old opinion's purpose
+// with the purpose as its modifier ("sticky notes for reminders" then
+// "has switched to a reminders app") reopens it, wherever the model puts
+// the two ([purposeModifies]); another purpose, or no changed mind below
+// same_topic, leaves both standing, and none of them ever folds.
+func TestPurposeSaidAsModifier(t *testing.T) {
+	for name, cal := range calibrations(t) {
+		low := []float64{-1, 0, cal.CosFloor - 0.01}
+		wantAtCosines(t, name, cal, low, OpinionConflict, " (the purpose said as a modifier)", [][2]string{
+			{"Idris prefers sticky notes for reminders.", "Idris has switched to a reminders app."},
+			{"Kim prefers spreadsheets for budgeting.", "Kim has switched to a budgeting app."},
+			{"Kim likes the budgeting app.", "Kim now prefers spreadsheets for budgeting."},
+			// a purpose the lexicon pairs with itself (planning, plan)
+			// shares an aspect word, so the rule must reopen there too
+			{"Kim prefers paper notebooks for planning.", "Kim has switched to a planning app."},
+		})
+		wantAtCosines(t, name, cal, low, OpinionUnrelated, " (another purpose, or no change)", [][2]string{
+			{"Kim prefers spreadsheets for budgeting.", "Kim has switched to a running app."},
+			{"Kim prefers spreadsheets for budgeting.", "Kim likes the budgeting app."},
+		})
+	}
+	wantSameAtEveryCosine(t, []sameCase{
+		{"Idris prefers sticky notes for reminders.", "Idris has switched to a reminders app.", false},
+		{"Kim prefers spreadsheets for budgeting.", "Kim likes the budgeting app.", false},
+	})
+}
+
+// "has lost interest in" ends a stance as "has stopped liking" does
+// ([stoppedAt]): a changed mind about the object, at any cosine, never a
+// restatement of the stance it ended.
+func TestLostInterestEndsStance(t *testing.T) {
+	for name, cal := range calibrations(t) {
+		wantAtCosines(t, name, cal, []float64{-1, 0, cal.CosFloor - 0.01, cal.SameTopic, 1}, OpinionConflict, " (an ended stance)", [][2]string{
+			{"Kim enjoys pottery.", "Kim has lost interest in pottery."},
+		})
+		// The old one ended, the new one takes it up again: the model
+		// must put them on one topic, as for "stopped liking".
+		wantAtCosines(t, name, cal, []float64{cal.SameTopic, 1}, OpinionConflict, " (an ended stance)", [][2]string{
+			{"Kim lost interest in chess.", "Kim loves chess."},
+		})
+	}
+	wantSameAtEveryCosine(t, []sameCase{
+		{"Kim has lost interest in pottery.", "Kim has stopped liking pottery.", true},
+		{"Kim has lost interest in pottery.", "Kim has lost interest in painting.", false},
+		{"Kim enjoys pottery.", "Kim has lost interest in pottery.", false},
+	})
+}

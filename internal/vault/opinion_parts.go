@@ -278,13 +278,18 @@ var (
 )
 
 // stoppedAt reports whether a stance that has ended starts at words[i]:
-// "stopped", "quit", "ceased", "gave up", "given up" ("Zainab has
-// stopped liking Firefox"): the opinion is now held against its object.
+// "stopped", "quit", "ceased", "gave up", "given up", "lost interest"
+// ("Zainab has stopped liking Firefox", "Bertil has lost interest in
+// pottery"): the opinion is now held against its object.
 func stoppedAt(words []string, i int) bool {
 	if stopVerbs[words[i]] {
 		return true
 	}
-	return (words[i] == "gave" || words[i] == "given") && i+1 < len(words) && words[i+1] == "up"
+	next := ""
+	if i+1 < len(words) {
+		next = words[i+1]
+	}
+	return (words[i] == "gave" || words[i] == "given") && next == "up" || words[i] == "lost" && next == "interest"
 }
 
 // usedToAt reports whether "used to" of a past stance starts at words[i]
@@ -423,6 +428,9 @@ func reopens(a, b opinionParts) bool {
 		return false
 	}
 	fixed := func(w string) bool { return a.fixed[w] || b.fixed[w] }
+	if purposeModifies(a, b, fixed) {
+		return true
+	}
 	if pa, ok := purpose(a.object, fixed); ok {
 		if pb, ok := purpose(b.object, fixed); ok && elaborates(pa, pb, fixed) {
 			return true
@@ -958,4 +966,116 @@ func plainReason(clause []string, fixed func(string) bool) bool {
 		}
 	}
 	return true
+}
+
+// sharesModifierOnly reports whether two opinions of one holder hold two
+// things that share nothing but a modifier: "sourdough baking" /
+// "sourdough pizza", "summer festivals" / "summer salads", "green tea" /
+// "green walls in the kitchen". Every word the objects share is a
+// modifier before the head of what each holds ([heldPhrase]), and the
+// heads differ: not a form of one word, not a pair of the lexicon
+// ([lexicon.Same]), not two things of one kind ([lexicon.Kind]: "morning
+// coffee" / "morning tea" is a choice the writer makes). A shared context
+// is no such modifier (another thing in the same context may replace
+// what was held there), nor is a possessed head ("likes his steak rare"
+// / "… well-done"). A name or number held, a negation, a comparison, a
+// degree ("too") or a changed mind ([changeMarked]) keeps the conflict.
+// It only ever turns a conflict into two opinions that stand, never a
+// fold.
+func sharesModifierOnly(a, b opinionParts, fixed func(string) bool) bool {
+	if a.changed || b.changed {
+		return false
+	}
+	for _, w := range append(slices.Clone(a.object), b.object...) {
+		if w == "over" || w == "not" || w == "too" || a.possessed[w] || b.possessed[w] {
+			return false
+		}
+	}
+	ha, hb := heldPhrase(a.object, fixed), heldPhrase(b.object, fixed)
+	if len(ha) < 2 && len(hb) < 2 || len(ha) == 0 || len(hb) == 0 {
+		return false
+	}
+	for _, w := range append(slices.Clone(ha), hb...) {
+		if fixed(w) || strings.IndexFunc(w, unicode.IsDigit) >= 0 {
+			return false
+		}
+	}
+	x, y := ha[len(ha)-1], hb[len(hb)-1]
+	if sameOpinionWord(x, y) || lexicon.Same(x, y) {
+		return false
+	}
+	if _, kind := lexicon.Kind(x, y); kind {
+		return false
+	}
+	return onlyModifies(a.object, ha, b.object, hb, fixed) && onlyModifies(b.object, hb, a.object, ha, fixed)
+}
+
+// onlyModifies reports whether every content word of object that the
+// other object holds anywhere is a modifier (a word before the head) of
+// both held phrases, and at least one is.
+func onlyModifies(object, held, other, otherHeld []string, fixed func(string) bool) bool {
+	in := func(words []string, w string) int {
+		return slices.IndexFunc(words, func(o string) bool { return sameOpinionWord(w, o) })
+	}
+	shared := 0
+	for _, w := range contentOnly(object, fixed) {
+		if in(contentOnly(other, fixed), w) < 0 || elaboration[w] {
+			continue
+		}
+		i, j := in(held, w), in(otherHeld, w)
+		if i < 0 || j < 0 || i == len(held)-1 || j == len(otherHeld)-1 {
+			return false
+		}
+		shared++
+	}
+	return shared > 0
+}
+
+// heldPhrase is the content words of what an object holds: from its first
+// content word up to the first word that opens a context phrase
+// ([frontingWords]: "in the kitchen", "for data work", "on planes") or is
+// an adverb of place or time after its head ([contextAdverbs]: "trams
+// downtown", "climbing indoors"), without the aspect's stop words. Only
+// the last is its head.
+func heldPhrase(object []string, fixed func(string) bool) []string {
+	var out []string
+	for _, w := range object {
+		switch {
+		case len(out) > 0 && (frontingWords[w] || contextAdverbs[w]) && !fixed(w):
+			return out
+		case fixed(w) || !aspectStop[w] && !elaboration[w] && !opinionFiller(w):
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// contextAdverbs say where or when a thing is held, after its head, as a
+// context phrase does: "trams downtown" is trams in one part of town, not
+// a kind of downtown.
+var contextAdverbs = setOf("downtown", "uptown", "midtown", "indoors", "outdoors", "abroad", "overseas", "upstairs",
+	"downstairs", "home", "nearby", "locally", "remotely", "early", "late", "daily", "weekly", "nightly", "today", "tonight")
+
+// purposeModifies reports whether one opinion's purpose (its "for"
+// phrase: [purpose]) is said by the other as the modifier right before
+// the head of what it holds ([heldPhrase]): "sticky notes for reminders"
+// and "a reminders app", "spreadsheets for budgeting" and "the budgeting
+// app". Both hold something for one purpose, as two "for" phrases of the
+// same words do ([reopens]).
+func purposeModifies(a, b opinionParts, fixed func(string) bool) bool {
+	for _, side := range [][2]opinionParts{{a, b}, {b, a}} {
+		pa, ok := purpose(side[0].object, fixed)
+		if !ok || slices.Contains(side[1].object, "for") {
+			continue
+		}
+		pc, held := contentOnly(pa, fixed), heldPhrase(side[1].object, fixed)
+		if len(pc) == 0 || len(held) <= len(pc) {
+			continue
+		}
+		mods := held[len(held)-1-len(pc) : len(held)-1]
+		if slices.EqualFunc(pc, mods, sameOpinionWord) {
+			return true
+		}
+	}
+	return false
 }

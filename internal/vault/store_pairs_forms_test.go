@@ -23,7 +23,8 @@ import "testing"
 // 15/16 and update 11/12 (v1; v2 12/12), lost 0, where the rules before
 // them score restate 4/16 and update 9/12; the v1 miss ("aisle seats" /
 // "window seats" below same_topic) then led to [swapsModifier], so its
-// 12/12 is no longer a blind measure. The known misses below say why.
+// 12/12 is no longer a blind measure. [sharesModifierOnly] then makes
+// aspect 3/4. The known misses below say why.
 var storePairsForms = []storePair{
 	// Restated: degree and stance said otherwise.
 	{"restate", "Lucas enjoys Icelandic folk music.", "Lucas is a huge fan of Icelandic folk music.", ""},
@@ -95,10 +96,8 @@ var storePairsForms = []storePair{
 	{"aspect", "Ingrid likes morning runs.", "Ingrid likes the morning paper.", ""},
 	{"aspect", "Otto prefers climbing indoors in winter.", "Otto prefers soup in winter.",
 		"the shared context word 'winter' and the model put them on one aspect"},
-	{"aspect", "Freya prefers weekend markets.", "Freya prefers quiet weekend mornings.",
-		"the shared modifier 'weekend' and the model put them on one aspect"},
-	{"aspect", "Kenji is keen on sourdough baking.", "Kenji is keen on sourdough pizza.",
-		"the shared modifier 'sourdough' and the model put them on one aspect"},
+	{"aspect", "Freya prefers weekend markets.", "Freya prefers quiet weekend mornings.", ""},
+	{"aspect", "Kenji is keen on sourdough baking.", "Kenji is keen on sourdough pizza.", ""},
 	// A second batch, written after the session-12 rules and not used to
 	// choose them: how far the rules reach past the pairs above.
 	{"restate", "Dagny loves cross-country skiing.", "Dagny is really into cross-country skiing.", ""},
