@@ -165,7 +165,7 @@ func (e *Engine) Search(q Query) ([]Result, error) {
 	r.unseen = r.unseenShare()
 	r.entities, r.entityInfo, r.unknownNamed = r.namedTerms()
 	r.novel = r.novelty()
-	r.rarestDF = r.rarestHeld()
+	r.rarest = r.rarestTerms()
 	pool := rank.PoolSize
 	for attempt := 0; ; attempt++ {
 		cands := r.gather(pool)
@@ -228,10 +228,10 @@ type run struct {
 	unknownNamed bool
 	unseen       float64 // share of the query's information the model cannot read
 	novel        float64 // share of the query's information no record holds (rank.Novelty)
-	// rarestDF is the smallest document frequency of an informative query
-	// term some record holds (0: the query has none); a record holding a
-	// term that rare holds the query's rarest word (rank.Answer.Rarest).
-	rarestDF int
+	// rarest marks the query's rarest held words (rank.Answer.Rarest): the
+	// informative terms, function words aside, of the smallest document
+	// frequency some record has (bit i for term i; 0: the query has none).
+	rarest uint64
 	// What the last gather saw at the edge of each pool, to bound the
 	// score of records beyond it.
 	vecFull, lexFull bool
@@ -596,16 +596,23 @@ func (r *run) holdsRare(c *candidate) bool {
 	return false
 }
 
-// rarestHeld is the smallest document frequency of an informative query
-// term that some record holds (df ≥ 1), 0 when the query has none.
-func (r *run) rarestHeld() int {
+// rarestTerms marks the informative query terms, function words aside,
+// of the smallest document frequency some record holds (df ≥ 1); terms
+// past the 64 a match mask holds are never marked.
+func (r *run) rarestTerms() uint64 {
 	rarest := 0
 	for _, t := range r.lex.Terms {
 		if t.Informative && t.DF >= 1 && !functionWords[t.Text] && (rarest == 0 || t.DF < rarest) {
 			rarest = t.DF
 		}
 	}
-	return rarest
+	var mask uint64
+	for i, t := range r.lex.Terms {
+		if i < 64 && rarest > 0 && t.Informative && t.DF == rarest && !functionWords[t.Text] {
+			mask |= 1 << i
+		}
+	}
+	return mask
 }
 
 // functionWords are the closed-class English words (pronouns,
@@ -636,15 +643,7 @@ var functionWords = func() map[string]bool {
 // all the question's words the vault knows, the one that says most
 // precisely what it asks about.
 func (r *run) holdsRarest(c *candidate) bool {
-	if r.rarestDF == 0 || c.rankLex == 0 {
-		return false
-	}
-	for i, t := range r.lex.Terms {
-		if i < 64 && c.lex.Matched&(1<<i) != 0 && t.Informative && t.DF == r.rarestDF && !functionWords[t.Text] {
-			return true
-		}
-	}
-	return false
+	return c.rankLex > 0 && c.lex.Matched&r.rarest != 0
 }
 
 // rarestShare is rank.RarestShare of the candidate.
