@@ -169,11 +169,20 @@ func sealItem(k *keys, vaultID [16]byte, rnd io.Reader, c Change) (entry, error)
 	return e, err
 }
 
-// openItem unwraps the item key and opens the body.
-func openItem(k *keys, vaultID [16]byte, e *entry) ([]byte, error) {
+// openItemKey unwraps an entry's item key; the caller wipes it.
+func openItemKey(k *keys, vaultID [16]byte, e *entry) ([]byte, error) {
 	itemKey, err := open(k.wrap[:], e.wrappedKey, aadItem(roleItemKey, vaultID, e.id, e.kind))
 	if err != nil {
 		return nil, fmt.Errorf("item key: %w", err)
+	}
+	return itemKey, nil
+}
+
+// openItem unwraps the item key and opens the body.
+func openItem(k *keys, vaultID [16]byte, e *entry) ([]byte, error) {
+	itemKey, err := openItemKey(k, vaultID, e)
+	if err != nil {
+		return nil, err
 	}
 	defer wipe(itemKey)
 	body, err := open(itemKey, e.sealedBody, aadItem(roleItemBody, vaultID, e.id, e.kind))
@@ -188,9 +197,9 @@ func openItem(k *keys, vaultID [16]byte, e *entry) ([]byte, error) {
 // heap buffer the caller owns (a frame's plaintext, never the file
 // mapping), and the sealed body is spent. On failure the bytes are wiped.
 func openItemInPlace(k *keys, vaultID [16]byte, e *entry) ([]byte, error) {
-	itemKey, err := open(k.wrap[:], e.wrappedKey, aadItem(roleItemKey, vaultID, e.id, e.kind))
+	itemKey, err := openItemKey(k, vaultID, e)
 	if err != nil {
-		return nil, fmt.Errorf("item key: %w", err)
+		return nil, err
 	}
 	defer wipe(itemKey)
 	sb := e.sealedBody
