@@ -138,6 +138,7 @@ func TestCopiedCredentialOpensNothing(t *testing.T) {
 // TestAutoLockCLI run alone (not in parallel): keeping the vault open by
 // use needs the machine not to stall for seconds between two uses.
 func TestAutoLock(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, session.EnvAutoLockSeconds+"=4")
 	e.initVault()
 	e.unlock()
@@ -163,6 +164,7 @@ func TestAutoLock(t *testing.T) {
 // TestAutoLockCLI: with no server running, the CLI itself notices the idle
 // timeout when it picks the credential up.
 func TestAutoLockCLI(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, session.EnvAutoLockSeconds+"=2")
 	e.initVault()
 	e.unlock()

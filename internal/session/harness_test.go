@@ -45,6 +45,9 @@ func TestMain(m *testing.M) {
 			os.Unsetenv(name)
 		}
 	}
+	// The suite's own setting: the wrong-passphrase pause is 100 ms, not
+	// the 5 s users get (each in-process wrong try would wait 5 s).
+	os.Setenv("COMPARTMENT_UNLOCK_DELAY_MS", "100")
 	code := m.Run()
 	compartment.Remove()
 	os.Exit(code)
