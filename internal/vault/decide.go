@@ -195,7 +195,8 @@ func DecideOpinion(old, text string, cos float64, cal rank.Calibration) OpinionV
 		// overcomplicated." / "Nadia thinks Kubernetes is too
 		// complicated.": 0.19) below its floor.
 		return OpinionSame
-	case sayOtherwise(a, b, fixed) || complements(a, b, fixed) || movesModifier(a, b, fixed) || inverts(a, b, fixed):
+	case sayOtherwise(a, b, fixed) || complements(a, b, fixed) || movesModifier(a, b, fixed) || inverts(a, b, fixed) ||
+		actsOnModifier(a, b, fixed):
 		// The same, with a word said otherwise by the lexicon (flights /
 		// fly): the model cannot tell those words from alternatives
 		// (0.21 against morning/evening's 0.78), WordNet can.

@@ -407,3 +407,37 @@ func TestLostInterestEndsStance(t *testing.T) {
 		{"Kim enjoys pottery.", "Kim has lost interest in pottery.", false},
 	})
 }
+
+// A compound of a modifier and the noun of an act restates that act's
+// verb with the modifier as its object ("dog walks" = "walking dogs",
+// "bike repairs" = "to repair bikes": [actsOnModifier]) at any cosine;
+// another object, another context, a negation, a changed mind, or two
+// nouns swapped never does, and a changed context or stance about the
+// act still conflicts.
+func TestCompoundSaidAsAct(t *testing.T) {
+	wantSameAtEveryCosine(t, []sameCase{
+		{"Noor likes dog walks in the evening.", "Noor prefers walking dogs in the evenings.", true},
+		{"Tomas enjoys doing bike repairs on weekends.", "On weekends, Tomas likes to repair bikes.", true},
+		{"Ayla prefers plant watering before work.", "Ayla would rather water plants before work.", true},
+		{"Ingrid likes essay grading.", "Ingrid enjoys grading essays.", true},
+		{"Noor likes dog walks.", "Noor likes walking cats.", false},
+		{"Noor likes dog walks in the evening.", "Noor prefers walking dogs in the mornings.", false},
+		{"Noor likes dog walks.", "Noor doesn't like walking dogs.", false},
+		{"Noor likes dog walks.", "Noor now prefers walking dogs.", false},
+		{"Ingrid likes milk chocolate.", "Ingrid likes chocolate milk.", false},
+		{"Ingrid likes essay grading.", "Ingrid likes grading Essays.", false},
+	})
+	for name, cal := range calibrations(t) {
+		for _, tc := range [][2]string{
+			{"Noor likes dog walks in the evening.", "Noor prefers walking dogs in the mornings."},
+			{"Noor likes dog walks.", "Noor doesn't like walking dogs."},
+			{"Tomas enjoys bike repairs.", "Tomas has stopped enjoying repairing bikes."},
+		} {
+			for _, cos := range []float64{cal.SameTopic, cal.SameMeaning, 1} {
+				if got := DecideOpinion(tc[0], tc[1], cos, cal); got != OpinionConflict {
+					t.Errorf("%s: %q then %q at cos %.2f: %v, want conflict", name, tc[0], tc[1], cos, got)
+				}
+			}
+		}
+	}
+}

@@ -406,6 +406,13 @@ func sameAspect(a, b opinionParts) (shared, named bool) {
 			}
 		}
 	}
+	// A compound said as its act's verb with the modifier as its object
+	// ("code reviews" / "reviewing code") holds one thing: the modifier
+	// heads one phrase and modifies in the other, so no word meets its
+	// like above.
+	if !shared {
+		shared = len(actCompounds(a.object, b.object, a, b)) > 0 || len(actCompounds(b.object, a.object, b, a)) > 0
+	}
 	return shared, named
 }
 
@@ -581,6 +588,78 @@ func movesModifier(a, b opinionParts, fixed func(string) bool) bool {
 	}
 	return false
 }
+
+// actsOnModifier reports whether one opinion's object says the other's
+// compound of a modifier and a noun of an act as that act's verb with the
+// modifier as its object ("code reviews" = "to review code" = "reviewing
+// code", "dog walks" = "walking dogs", "bike repairs" = "to repair
+// bikes": [actCompounds]), every other word agreeing as in
+// [elaborates]. Nothing is added or taken away, so it needs no cosine;
+// it holds only while neither opinion says its holder's mind changed
+// ([changeMarked]).
+func actsOnModifier(a, b opinionParts, fixed func(string) bool) bool {
+	if a.changed || b.changed {
+		return false
+	}
+	for _, side := range [][2]opinionParts{{a, b}, {b, a}} {
+		for _, swapped := range actCompounds(side[0].object, side[1].object, a, b) {
+			if elaborates(swapped, side[1].object, fixed) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// actCompounds returns x with each compound of a modifier and a noun
+// ("code reviews") that y says as the noun's verb with the modifier as
+// its object ("to review code", "reviewing code") written as y writes
+// it. The noun and the verb are one word up to inflection
+// ([sameOpinionWord]), the verb is said as one (after "to", or as a
+// gerund: [gerund]; "essay grading" = "grading essays" too), and the
+// modifier follows it at once. Two nouns swapped ("milk chocolate" /
+// "chocolate milk", "coffee mornings" / "morning coffee") are no verb and
+// its object, so they never meet it. Neither moved word may be a name or
+// number, a negation, comparison or degree word, or a word of no aspect.
+func actCompounds(x, y []string, a, b opinionParts) [][]string {
+	plain := func(w string) bool {
+		return !a.fixed[w] && !b.fixed[w] && movable(w, a, b) && !aspectStop[w] && !opinionFiller(w) &&
+			strings.IndexFunc(w, unicode.IsDigit) < 0
+	}
+	var out [][]string
+	for i := 0; i+1 < len(x); i++ {
+		m, h := x[i], x[i+1]
+		if !plain(m) || !plain(h) || strings.HasSuffix(h, "ing") && !gerund(h) {
+			continue
+		}
+		for j := 0; j+1 < len(y); j++ {
+			verb := j > 0 && y[j-1] == "to" || gerund(y[j])
+			if verb && plain(y[j]) && plain(y[j+1]) && sameOpinionWord(y[j], h) && sameOpinionWord(y[j+1], m) {
+				swapped := slices.Clone(x)
+				swapped[i], swapped[i+1] = y[j], y[j+1]
+				out = append(out, swapped)
+			}
+		}
+	}
+	return out
+}
+
+// gerund reports whether w reads as the -ing form of a verb: it ends in
+// "ing" after at least two letters and is none of the everyday nouns
+// that only end so ([ingNouns]: morning, evening, spring, wedding, …).
+func gerund(w string) bool {
+	stem, ok := strings.CutSuffix(w, "ing")
+	if !ok || len(stem) < 2 {
+		return false
+	}
+	return !ingNouns[w] && !ingNouns[strings.TrimSuffix(w, "s")]
+}
+
+// ingNouns end in "ing" without being the act of a verb a compound's
+// noun could name ("coffee mornings" is no "morning coffee").
+var ingNouns = setOf("morning", "evening", "thing", "nothing", "something", "anything", "everything", "spring",
+	"string", "ceiling", "building", "wedding", "ring", "king", "wing", "sibling", "pudding", "earring", "lightning",
+	"herring", "duckling", "dumpling", "stocking", "awning", "offspring", "viking")
 
 // inverts reports whether one object says the other's two phrases the
 // other way round, the thing held in or on the other said as having it
