@@ -129,8 +129,13 @@ func (v OpinionVerdict) String() string {
 //	          changed, or one says the other's modifier after its head
 //	          ("morning yoga" = "yoga in the morning": [movesModifier]),
 //	          or its two phrases the other way round ("oat milk in
-//	          coffee" = "coffee with oat milk": [inverts]), whatever the
-//	          cosine
+//	          coffee" = "coffee with oat milk": [inverts]), or one says
+//	          the other's compound of a modifier and an act's noun as
+//	          the verb with its object ("code reviews" = "to review
+//	          code": [actsOnModifier]), whatever the cosine
+//	same      else if cos ≥ same_topic and the objects hold one genre in
+//	          one medium, its works named otherwise ("Nordic noir
+//	          series" = "Nordic noir TV": [oneMedium])
 //	same      else if one is the other with a reason or examples added
 //	          at the end ([givesReason]), whatever the cosine
 //	conflict  else if one compares something over what the other holds
@@ -200,6 +205,12 @@ func DecideOpinion(old, text string, cos float64, cal rank.Calibration) OpinionV
 		// The same, with a word said otherwise by the lexicon (flights /
 		// fly): the model cannot tell those words from alternatives
 		// (0.21 against morning/evening's 0.78), WordNet can.
+		return OpinionSame
+	case cal.OnSameTopic(cos) && oneMedium(a, b, fixed):
+		// One genre in one medium, its works named otherwise ("Nordic
+		// noir series" / "Nordic noir TV"): the model puts them on one
+		// topic, and the table of media says the head names the same
+		// works, which the model cannot (podcasts are as near).
 		return OpinionSame
 	case givesReason(a, b, fixed):
 		// The same object, with a clause that says why it is held.

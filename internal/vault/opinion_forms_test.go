@@ -346,7 +346,8 @@ func TestSharedModifierOtherAspect(t *testing.T) {
 			{"Priya prefers Vue components.", "Priya prefers Vue templates.", OpinionConflict},
 			{"Kim likes summer festivals.", "Kim now likes summer salads.", OpinionConflict},
 			{"Kim likes summer festivals.", "Kim likes summer salads over festivals.", OpinionConflict},
-			{"Sofia enjoys Scandinavian crime novels.", "Sofia is a big fan of Scandinavian crime books.", OpinionConflict},
+			{"Sofia enjoys Scandinavian crime novels.", "Sofia is a big fan of Scandinavian crime films.", OpinionConflict},
+			{"Sofia enjoys Scandinavian crime novels.", "Sofia is a big fan of Scandinavian crime books.", OpinionSame},
 			{"Astrid finds the build too complicated.", "Astrid finds the build far too simple.", OpinionConflict},
 			{"Esther prefers trams downtown.", "Uptown, Esther would rather take the tram.", OpinionConflict},
 			{"Otto likes climbing indoors.", "Otto likes climbing outdoors.", OpinionConflict},
@@ -436,6 +437,37 @@ func TestCompoundSaidAsAct(t *testing.T) {
 			for _, cos := range []float64{cal.SameTopic, cal.SameMeaning, 1} {
 				if got := DecideOpinion(tc[0], tc[1], cos, cal); got != OpinionConflict {
 					t.Errorf("%s: %q then %q at cos %.2f: %v, want conflict", name, tc[0], tc[1], cos, got)
+				}
+			}
+		}
+	}
+}
+
+// Works of one genre in one medium, named otherwise ("K-pop songs" /
+// "K-pop music", "Italian food" / "Italian cuisine", "horror series" /
+// "horror TV shows": [oneMedium]), restate at same_topic and above, and
+// never below it (the model must put them on one topic); another medium,
+// another genre, a negation or a changed mind never restates at any
+// cosine.
+func TestOneMediumRestates(t *testing.T) {
+	for name, cal := range calibrations(t) {
+		for _, tc := range []sameCase{
+			{"Yuki loves K-pop songs.", "Yuki is a big fan of K-pop music.", true},
+			{"Dario enjoys Italian food.", "Dario really likes Italian cuisine.", true},
+			{"Ama likes horror series on Fridays.", "On Fridays, Ama enjoys horror TV shows.", true},
+			{"Ama likes fantasy novels.", "Ama is a fan of fantasy fiction.", true},
+			{"Ama likes horror series.", "Ama likes horror films.", false},
+			{"Ama likes horror series.", "Ama likes horror podcasts.", false},
+			{"Ama likes horror series.", "Ama likes comedy shows.", false},
+			{"Ama likes horror series.", "Ama doesn't like horror shows.", false},
+			{"Ama likes horror series.", "Ama now prefers horror shows.", false},
+			{"Ama likes horror series.", "Ama likes horror series dinners.", false},
+			{"Dario enjoys Italian food.", "Dario enjoys Italian films.", false},
+		} {
+			for _, cos := range []float64{-1, cal.SameTopic - 0.01, cal.SameTopic, cal.SameMeaning, 1} {
+				want := tc.same && cal.OnSameTopic(cos)
+				if got := DecideOpinion(tc.a, tc.b, cos, cal); (got == OpinionSame) != want {
+					t.Errorf("%s: %q then %q at cos %.2f: %v, want same=%v", name, tc.a, tc.b, cos, got, want)
 				}
 			}
 		}

@@ -644,6 +644,88 @@ func actCompounds(x, y []string, a, b opinionParts) [][]string {
 	return out
 }
 
+// oneMedium reports whether two objects hold works of one genre in one
+// medium, the medium named otherwise: the same words before and after
+// ([elaborates]), and between them a head of one or two words, each a
+// word of one medium ([media]): "Nordic noir series" = "Nordic noir TV",
+// "Spanish crime dramas" = "Spanish crime TV shows", "crime novels" =
+// "crime fiction". Another medium ("Nordic noir podcasts", "crime
+// films") is another thing held, never this. The head must follow at
+// least one content word both share (the genre: what the opinion is
+// about), and it may be a word written in capitals only where the table
+// holds it ("TV"). It holds only while neither opinion says its holder's
+// mind changed ([changeMarked]); the caller asks the model too, as for
+// any object said otherwise.
+func oneMedium(a, b opinionParts, fixed func(string) bool) bool {
+	if a.changed || b.changed {
+		return false
+	}
+	x, y := a.object, b.object
+	for i := range x {
+		for n := 1; n <= maxMediumWords && i+n <= len(x); n++ {
+			kind := mediumOf(x[i : i+n])
+			if kind == "" {
+				continue
+			}
+			for j := range y {
+				for m := 1; m <= maxMediumWords && j+m <= len(y); m++ {
+					if mediumOf(y[j:j+m]) != kind || elaborates(x[i:i+n], y[j:j+m], fixed) ||
+						len(contentOnly(x[:i], fixed)) == 0 || !elaborates(x[:i], y[:j], fixed) ||
+						!elaborates(x[i+n:], y[j+m:], fixed) || !headEnds(x, i+n, fixed) || !headEnds(y, j+m, fixed) {
+						continue
+					}
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// maxMediumWords bounds the head [oneMedium] reads as a medium ("TV
+// shows").
+const maxMediumWords = 2
+
+// headEnds reports whether a head ends at words[k]: nothing follows, or
+// a word that is no content word (a preposition, a clause).
+func headEnds(words []string, k int, fixed func(string) bool) bool {
+	return k == len(words) || !fixed(words[k]) && (elaboration[words[k]] || aspectStop[words[k]] || opinionFiller(words[k]))
+}
+
+// media are the media a work of a genre comes in, each with the words
+// that name its works in everyday English: a television series is TV, a
+// show, a drama; a novel is a book, fiction. Works of two media (a
+// podcast, a film, a novel) are two things held, however near the model
+// puts them (both bundled models put "podcasts" as near "series" as
+// "TV": [TestMediaAlternativesNeverRestate]); words of several media
+// ("documentary", "radio", "play", "program") are in none.
+var media = map[string][]string{
+	"television": {"tv", "television", "telly", "series", "show", "drama", "sitcom", "miniseries"},
+	"film":       {"film", "movie", "cinema", "flick"},
+	"book":       {"book", "novel", "fiction", "literature", "paperback"},
+	"music":      {"music", "album", "song", "tune"},
+	"food":       {"food", "cuisine", "dish", "cooking"},
+}
+
+// mediumOf returns the medium every word of words names ([media]), or
+// "" when they name none or two.
+func mediumOf(words []string) string {
+	kind := ""
+	for _, w := range words {
+		k := ""
+		for name, list := range media {
+			if anySameWord(w, list) {
+				k = name
+			}
+		}
+		if k == "" || kind != "" && k != kind {
+			return ""
+		}
+		kind = k
+	}
+	return kind
+}
+
 // gerund reports whether w reads as the -ing form of a verb: it ends in
 // "ing" after at least two letters and is none of the everyday nouns
 // that only end so ([ingNouns]: morning, evening, spring, wedding, …).
