@@ -136,6 +136,10 @@ func (v OpinionVerdict) String() string {
 //	same      else if cos ≥ same_topic and the objects hold one genre in
 //	          one medium, its works named otherwise ("Nordic noir
 //	          series" = "Nordic noir TV": [oneMedium])
+//	same      else if cos ≥ same_topic (cos ≥ cos_floor when the shared
+//	          word is a name) and the objects judge one thing with two
+//	          phrases of one judgement ("YAML error-prone" = "YAML easy
+//	          to get wrong": [judgesAlike])
 //	same      else if one is the other with a reason or examples added
 //	          at the end ([givesReason]), whatever the cosine
 //	conflict  else if one compares something over what the other holds
@@ -211,6 +215,12 @@ func DecideOpinion(old, text string, cos float64, cal rank.Calibration) OpinionV
 		// noir series" / "Nordic noir TV"): the model puts them on one
 		// topic, and the table of media says the head names the same
 		// works, which the model cannot (podcasts are as near).
+		return OpinionSame
+	case (cal.OnSameTopic(cos) || named && cos >= cal.CosFloor) && judgesAlike(a, b, fixed):
+		// One thing judged with two phrases of one judgement ("YAML
+		// error-prone" / "YAML easy to get wrong"), the model putting
+		// them on one topic, as a shared name need only not be called
+		// unrelated.
 		return OpinionSame
 	case givesReason(a, b, fixed):
 		// The same object, with a clause that says why it is held.

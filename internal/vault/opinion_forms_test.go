@@ -473,3 +473,38 @@ func TestOneMediumRestates(t *testing.T) {
 		}
 	}
 }
+
+// One thing judged with two phrases of one judgement ("finds Bash
+// error-prone" / "thinks Bash is easy to mess up", "clunky" / "hard to
+// use": [judgesAlike]) restates where the model puts the two on one topic
+// (a shared name needs only its floor); another judgement, another
+// thing, a negation, the judgement turned or a changed mind never does.
+func TestJudgedAlikeRestates(t *testing.T) {
+	for name, cal := range calibrations(t) {
+		for _, tc := range []sameCase{
+			{"Sanna finds Bash scripts error-prone.", "Sanna thinks Bash scripts are easy to mess up.", true},
+			{"Sanna finds the expense tool clunky.", "Sanna thinks the expense tool is hard to use.", true},
+			{"Omar finds the old tablet sluggish.", "Omar thinks the old tablet is slow.", true},
+			{"Omar finds Terraform docs confusing.", "Omar thinks Terraform docs are hard to follow.", true},
+			{"Sanna finds Bash scripts error-prone.", "Sanna thinks Bash scripts are slow.", false},
+			{"Sanna finds Bash scripts error-prone.", "Sanna thinks Perl scripts are easy to mess up.", false},
+			{"Sanna finds Bash scripts error-prone.", "Sanna thinks Bash scripts are hard to get wrong.", false},
+			{"Sanna finds Bash scripts error-prone.", "Sanna thinks Bash scripts are not easy to mess up.", false},
+			{"Sanna finds Bash scripts error-prone.", "Sanna now thinks Bash scripts are easy to mess up.", false},
+			{"Sanna finds the expense tool clunky.", "Sanna thinks the expense tool is easy to use.", false},
+			{"Sanna finds the expense tool clunky.", "Sanna thinks the expense tool is hard to set up.", false},
+			{"Omar finds the old tablet sluggish.", "Omar finds the old tablet unreliable.", false},
+		} {
+			for _, cos := range []float64{-1, cal.CosFloor - 0.01, cal.SameTopic, cal.SameMeaning, 1} {
+				want := tc.same && cal.OnSameTopic(cos)
+				got := DecideOpinion(tc.a, tc.b, cos, cal)
+				if tc.same && cos >= cal.CosFloor && !cal.OnSameTopic(cos) {
+					continue // a shared name may make it one topic from the floor on
+				}
+				if (got == OpinionSame) != want {
+					t.Errorf("%s: %q then %q at cos %.2f: %v, want same=%v", name, tc.a, tc.b, cos, got, want)
+				}
+			}
+		}
+	}
+}

@@ -3,6 +3,7 @@ package vault
 import (
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -725,6 +726,91 @@ func mediumOf(words []string) string {
 	}
 	return kind
 }
+
+// judgesAlike reports whether two objects judge one thing with two
+// phrases of one judgement ([judgements]): "YAML error-prone" = "YAML
+// easy to get wrong", "the old laptop sluggish" = "the old laptop slow".
+// The words before the phrases (what is judged: at least one content
+// word) and after them agree as in [elaborates], and the phrases differ.
+// Both are read in canonical words, so a negation is a "not" that must
+// agree ("not error-prone" is never "easy to get wrong"), and "hard to get
+// wrong" is no phrase of the table at all. It holds only while neither
+// opinion says its holder's mind changed ([changeMarked]); the caller
+// asks the model too, as for any object said otherwise.
+func judgesAlike(a, b opinionParts, fixed func(string) bool) bool {
+	if a.changed || b.changed {
+		return false
+	}
+	x, y := a.object, b.object
+	for _, pa := range judgementsIn(x) {
+		for _, pb := range judgementsIn(y) {
+			if pa.kind != pb.kind || slices.Equal(pa.words, pb.words) {
+				continue
+			}
+			i, j := pa.at, pb.at
+			if len(contentOnly(x[:i], fixed)) > 0 && elaborates(x[:i], y[:j], fixed) &&
+				elaborates(x[i+len(pa.words):], y[j+len(pb.words):], fixed) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// judgementAt is one phrase of [judgements] found in an object.
+type judgementAt struct {
+	kind  int
+	words []string
+	at    int
+}
+
+// judgementsIn returns every phrase of [judgements] in object's words.
+func judgementsIn(object []string) []judgementAt {
+	var out []judgementAt
+	for k, phrases := range judgementPhrases() {
+		for _, p := range phrases {
+			for i := 0; i+len(p) <= len(object); i++ {
+				if slices.EqualFunc(object[i:i+len(p)], p, sameOpinionWord) {
+					out = append(out, judgementAt{k, p, i})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// judgements are the everyday phrases that pass one judgement on a thing,
+// each line one judgement: "error-prone" and "easy to get wrong" say the
+// same of YAML; "slow" and "sluggish" the same of a laptop. Two lines
+// are two judgements ("slow" is not "unreliable"), so an opinion that
+// judges its object otherwise is never folded by them. General English;
+// read in canonical words ([judgementPhrases]).
+var judgements = [][]string{
+	{"error-prone", "mistake-prone", "prone to errors", "prone to mistakes", "easy to get wrong", "easy to mess up", "hard to get right"},
+	{"confusing", "hard to understand", "difficult to understand", "hard to follow", "difficult to follow"},
+	{"clunky", "cumbersome", "unwieldy", "awkward to use", "hard to use", "difficult to use"},
+	{"intuitive", "easy to use", "user-friendly", "straightforward to use"},
+	{"slow", "sluggish"},
+	{"unreliable", "flaky", "undependable"},
+	{"reliable", "dependable"},
+	{"expensive", "pricey", "costly", "overpriced", "too expensive"},
+	{"cheap", "inexpensive", "affordable"},
+	{"boring", "dull", "tedious"},
+	{"verbose", "wordy", "long-winded"},
+	{"noisy", "too loud"},
+}
+
+// judgementPhrases are [judgements] in the canonical words an object is
+// compared in ([canonicalWords]: "easy to get wrong" → easy to get not).
+var judgementPhrases = sync.OnceValue(func() [][][]string {
+	out := make([][][]string, len(judgements))
+	for k, line := range judgements {
+		for _, p := range line {
+			out[k] = append(out[k], canonicalWords(fts.Words(p), true))
+		}
+	}
+	return out
+})
 
 // gerund reports whether w reads as the -ing form of a verb: it ends in
 // "ing" after at least two letters and is none of the everyday nouns
