@@ -133,9 +133,10 @@ func (v OpinionVerdict) String() string {
 //	          the other's compound of a modifier and an act's noun as
 //	          the verb with its object ("code reviews" = "to review
 //	          code": [actsOnModifier]), whatever the cosine
-//	same      else if cos ≥ same_topic and the objects hold one genre in
-//	          one medium, its works named otherwise ("Nordic noir
-//	          series" = "Nordic noir TV": [oneMedium])
+//	same      else if cos ≥ same_topic (cos ≥ cos_floor when the shared
+//	          word is a name) and the objects hold one genre in one
+//	          medium, its works named otherwise ("Nordic noir series" =
+//	          "Nordic noir TV": [oneMedium])
 //	same      else if cos ≥ same_topic (cos ≥ cos_floor when the shared
 //	          word is a name) and the objects judge one thing with two
 //	          phrases of one judgement ("YAML error-prone" = "YAML easy
@@ -210,11 +211,12 @@ func DecideOpinion(old, text string, cos float64, cal rank.Calibration) OpinionV
 		// fly): the model cannot tell those words from alternatives
 		// (0.21 against morning/evening's 0.78), WordNet can.
 		return OpinionSame
-	case cal.OnSameTopic(cos) && oneMedium(a, b, fixed):
+	case (cal.OnSameTopic(cos) || named && cos >= cal.CosFloor) && oneMedium(a, b, fixed):
 		// One genre in one medium, its works named otherwise ("Nordic
 		// noir series" / "Nordic noir TV"): the model puts them on one
-		// topic, and the table of media says the head names the same
-		// works, which the model cannot (podcasts are as near).
+		// topic (a shared name need only not be called unrelated), and
+		// the table of media says the head names the same works, which
+		// the model cannot (podcasts are as near).
 		return OpinionSame
 	case (cal.OnSameTopic(cos) || named && cos >= cal.CosFloor) && judgesAlike(a, b, fixed):
 		// One thing judged with two phrases of one judgement ("YAML

@@ -445,8 +445,9 @@ func TestCompoundSaidAsAct(t *testing.T) {
 
 // Works of one genre in one medium, named otherwise ("K-pop songs" /
 // "K-pop music", "Italian food" / "Italian cuisine", "horror series" /
-// "horror TV shows": [oneMedium]), restate at same_topic and above, and
-// never below it (the model must put them on one topic); another medium,
+// "horror TV shows": [oneMedium]), restate at same_topic and above (from
+// the floor when the genre is a name), and never below (the model must
+// put them on one topic); another medium,
 // another genre, a negation or a changed mind never restates at any
 // cosine.
 func TestOneMediumRestates(t *testing.T) {
@@ -464,8 +465,9 @@ func TestOneMediumRestates(t *testing.T) {
 			{"Ama likes horror series.", "Ama likes horror series dinners.", false},
 			{"Dario enjoys Italian food.", "Dario enjoys Italian films.", false},
 		} {
-			for _, cos := range []float64{-1, cal.SameTopic - 0.01, cal.SameTopic, cal.SameMeaning, 1} {
-				want := tc.same && cal.OnSameTopic(cos)
+			_, named := sameAspect(parseOpinion(tc.a), parseOpinion(tc.b))
+			for _, cos := range []float64{-1, cal.CosFloor - 0.01, cal.CosFloor, cal.SameTopic - 0.01, cal.SameTopic, cal.SameMeaning, 1} {
+				want := tc.same && (cal.OnSameTopic(cos) || named && cos >= cal.CosFloor)
 				if got := DecideOpinion(tc.a, tc.b, cos, cal); (got == OpinionSame) != want {
 					t.Errorf("%s: %q then %q at cos %.2f: %v, want same=%v", name, tc.a, tc.b, cos, got, want)
 				}
@@ -495,13 +497,10 @@ func TestJudgedAlikeRestates(t *testing.T) {
 			{"Sanna finds the expense tool clunky.", "Sanna thinks the expense tool is hard to set up.", false},
 			{"Omar finds the old tablet sluggish.", "Omar finds the old tablet unreliable.", false},
 		} {
-			for _, cos := range []float64{-1, cal.CosFloor - 0.01, cal.SameTopic, cal.SameMeaning, 1} {
-				want := tc.same && cal.OnSameTopic(cos)
-				got := DecideOpinion(tc.a, tc.b, cos, cal)
-				if tc.same && cos >= cal.CosFloor && !cal.OnSameTopic(cos) {
-					continue // a shared name may make it one topic from the floor on
-				}
-				if (got == OpinionSame) != want {
+			_, named := sameAspect(parseOpinion(tc.a), parseOpinion(tc.b))
+			for _, cos := range []float64{-1, cal.CosFloor - 0.01, cal.CosFloor, cal.SameTopic - 0.01, cal.SameTopic, cal.SameMeaning, 1} {
+				want := tc.same && (cal.OnSameTopic(cos) || named && cos >= cal.CosFloor)
+				if got := DecideOpinion(tc.a, tc.b, cos, cal); (got == OpinionSame) != want {
 					t.Errorf("%s: %q then %q at cos %.2f: %v, want same=%v", name, tc.a, tc.b, cos, got, want)
 				}
 			}
