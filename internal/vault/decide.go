@@ -129,8 +129,18 @@ func (v OpinionVerdict) String() string {
 //	          changed, or one says the other's modifier after its head
 //	          ("morning yoga" = "yoga in the morning": [movesModifier]),
 //	          or its two phrases the other way round ("oat milk in
-//	          coffee" = "coffee with oat milk": [inverts]), whatever the
-//	          cosine
+//	          coffee" = "coffee with oat milk": [inverts]), or one says
+//	          the other's compound of a modifier and an act's noun as
+//	          the verb with its object ("code reviews" = "to review
+//	          code": [actsOnModifier]), whatever the cosine
+//	same      else if cos ≥ same_topic (cos ≥ cos_floor when the shared
+//	          word is a name) and the objects hold one genre in one
+//	          medium, its works named otherwise ("Nordic noir series" =
+//	          "Nordic noir TV": [oneMedium])
+//	same      else if cos ≥ same_topic (cos ≥ cos_floor when the shared
+//	          word is a name) and the objects judge one thing with two
+//	          phrases of one judgement ("YAML error-prone" = "YAML easy
+//	          to get wrong": [judgesAlike])
 //	same      else if one is the other with a reason or examples added
 //	          at the end ([givesReason]), whatever the cosine
 //	conflict  else if one compares something over what the other holds
@@ -195,10 +205,24 @@ func DecideOpinion(old, text string, cos float64, cal rank.Calibration) OpinionV
 		// overcomplicated." / "Nadia thinks Kubernetes is too
 		// complicated.": 0.19) below its floor.
 		return OpinionSame
-	case sayOtherwise(a, b, fixed) || complements(a, b, fixed) || movesModifier(a, b, fixed) || inverts(a, b, fixed):
+	case sayOtherwise(a, b, fixed) || complements(a, b, fixed) || movesModifier(a, b, fixed) || inverts(a, b, fixed) ||
+		actsOnModifier(a, b, fixed):
 		// The same, with a word said otherwise by the lexicon (flights /
 		// fly): the model cannot tell those words from alternatives
 		// (0.21 against morning/evening's 0.78), WordNet can.
+		return OpinionSame
+	case (cal.OnSameTopic(cos) || named && cos >= cal.CosFloor) && oneMedium(a, b, fixed):
+		// One genre in one medium, its works named otherwise ("Nordic
+		// noir series" / "Nordic noir TV"): the model puts them on one
+		// topic (a shared name need only not be called unrelated), and
+		// the table of media says the head names the same works, which
+		// the model cannot (podcasts are as near).
+		return OpinionSame
+	case (cal.OnSameTopic(cos) || named && cos >= cal.CosFloor) && judgesAlike(a, b, fixed):
+		// One thing judged with two phrases of one judgement ("YAML
+		// error-prone" / "YAML easy to get wrong"), the model putting
+		// them on one topic, as a shared name need only not be called
+		// unrelated.
 		return OpinionSame
 	case givesReason(a, b, fixed):
 		// The same object, with a clause that says why it is held.

@@ -346,7 +346,8 @@ func TestSharedModifierOtherAspect(t *testing.T) {
 			{"Priya prefers Vue components.", "Priya prefers Vue templates.", OpinionConflict},
 			{"Kim likes summer festivals.", "Kim now likes summer salads.", OpinionConflict},
 			{"Kim likes summer festivals.", "Kim likes summer salads over festivals.", OpinionConflict},
-			{"Sofia enjoys Scandinavian crime novels.", "Sofia is a big fan of Scandinavian crime books.", OpinionConflict},
+			{"Sofia enjoys Scandinavian crime novels.", "Sofia is a big fan of Scandinavian crime films.", OpinionConflict},
+			{"Sofia enjoys Scandinavian crime novels.", "Sofia is a big fan of Scandinavian crime books.", OpinionSame},
 			{"Astrid finds the build too complicated.", "Astrid finds the build far too simple.", OpinionConflict},
 			{"Esther prefers trams downtown.", "Uptown, Esther would rather take the tram.", OpinionConflict},
 			{"Otto likes climbing indoors.", "Otto likes climbing outdoors.", OpinionConflict},
@@ -406,4 +407,103 @@ func TestLostInterestEndsStance(t *testing.T) {
 		{"Kim has lost interest in pottery.", "Kim has lost interest in painting.", false},
 		{"Kim enjoys pottery.", "Kim has lost interest in pottery.", false},
 	})
+}
+
+// A compound of a modifier and the noun of an act restates that act's
+// verb with the modifier as its object ("dog walks" = "walking dogs",
+// "bike repairs" = "to repair bikes": [actsOnModifier]) at any cosine;
+// another object, another context, a negation, a changed mind, or two
+// nouns swapped never does, and a changed context or stance about the
+// act still conflicts.
+func TestCompoundSaidAsAct(t *testing.T) {
+	wantSameAtEveryCosine(t, []sameCase{
+		{"Noor likes dog walks in the evening.", "Noor prefers walking dogs in the evenings.", true},
+		{"Tomas enjoys doing bike repairs on weekends.", "On weekends, Tomas likes to repair bikes.", true},
+		{"Ayla prefers plant watering before work.", "Ayla would rather water plants before work.", true},
+		{"Ingrid likes essay grading.", "Ingrid enjoys grading essays.", true},
+		{"Noor likes dog walks.", "Noor likes walking cats.", false},
+		{"Noor likes dog walks in the evening.", "Noor prefers walking dogs in the mornings.", false},
+		{"Noor likes dog walks.", "Noor doesn't like walking dogs.", false},
+		{"Noor likes dog walks.", "Noor now prefers walking dogs.", false},
+		{"Ingrid likes milk chocolate.", "Ingrid likes chocolate milk.", false},
+		{"Ingrid likes essay grading.", "Ingrid likes grading Essays.", false},
+	})
+	for name, cal := range calibrations(t) {
+		for _, tc := range [][2]string{
+			{"Noor likes dog walks in the evening.", "Noor prefers walking dogs in the mornings."},
+			{"Noor likes dog walks.", "Noor doesn't like walking dogs."},
+			{"Tomas enjoys bike repairs.", "Tomas has stopped enjoying repairing bikes."},
+		} {
+			for _, cos := range []float64{cal.SameTopic, cal.SameMeaning, 1} {
+				if got := DecideOpinion(tc[0], tc[1], cos, cal); got != OpinionConflict {
+					t.Errorf("%s: %q then %q at cos %.2f: %v, want conflict", name, tc[0], tc[1], cos, got)
+				}
+			}
+		}
+	}
+}
+
+// Works of one genre in one medium, named otherwise ("K-pop songs" /
+// "K-pop music", "Italian food" / "Italian cuisine", "horror series" /
+// "horror TV shows": [oneMedium]), restate at same_topic and above (from
+// the floor when the genre is a name), and never below (the model must
+// put them on one topic); another medium,
+// another genre, a negation or a changed mind never restates at any
+// cosine.
+func TestOneMediumRestates(t *testing.T) {
+	for name, cal := range calibrations(t) {
+		for _, tc := range []sameCase{
+			{"Yuki loves K-pop songs.", "Yuki is a big fan of K-pop music.", true},
+			{"Dario enjoys Italian food.", "Dario really likes Italian cuisine.", true},
+			{"Ama likes horror series on Fridays.", "On Fridays, Ama enjoys horror TV shows.", true},
+			{"Ama likes fantasy novels.", "Ama is a fan of fantasy fiction.", true},
+			{"Ama likes horror series.", "Ama likes horror films.", false},
+			{"Ama likes horror series.", "Ama likes horror podcasts.", false},
+			{"Ama likes horror series.", "Ama likes comedy shows.", false},
+			{"Ama likes horror series.", "Ama doesn't like horror shows.", false},
+			{"Ama likes horror series.", "Ama now prefers horror shows.", false},
+			{"Ama likes horror series.", "Ama likes horror series dinners.", false},
+			{"Dario enjoys Italian food.", "Dario enjoys Italian films.", false},
+		} {
+			_, named := sameAspect(parseOpinion(tc.a), parseOpinion(tc.b))
+			for _, cos := range []float64{-1, cal.CosFloor - 0.01, cal.CosFloor, cal.SameTopic - 0.01, cal.SameTopic, cal.SameMeaning, 1} {
+				want := tc.same && (cal.OnSameTopic(cos) || named && cos >= cal.CosFloor)
+				if got := DecideOpinion(tc.a, tc.b, cos, cal); (got == OpinionSame) != want {
+					t.Errorf("%s: %q then %q at cos %.2f: %v, want same=%v", name, tc.a, tc.b, cos, got, want)
+				}
+			}
+		}
+	}
+}
+
+// One thing judged with two phrases of one judgement ("finds Bash
+// error-prone" / "thinks Bash is easy to mess up", "clunky" / "hard to
+// use": [judgesAlike]) restates where the model puts the two on one topic
+// (a shared name needs only its floor); another judgement, another
+// thing, a negation, the judgement turned or a changed mind never does.
+func TestJudgedAlikeRestates(t *testing.T) {
+	for name, cal := range calibrations(t) {
+		for _, tc := range []sameCase{
+			{"Sanna finds Bash scripts error-prone.", "Sanna thinks Bash scripts are easy to mess up.", true},
+			{"Sanna finds the expense tool clunky.", "Sanna thinks the expense tool is hard to use.", true},
+			{"Omar finds the old tablet sluggish.", "Omar thinks the old tablet is slow.", true},
+			{"Omar finds Terraform docs confusing.", "Omar thinks Terraform docs are hard to follow.", true},
+			{"Sanna finds Bash scripts error-prone.", "Sanna thinks Bash scripts are slow.", false},
+			{"Sanna finds Bash scripts error-prone.", "Sanna thinks Perl scripts are easy to mess up.", false},
+			{"Sanna finds Bash scripts error-prone.", "Sanna thinks Bash scripts are hard to get wrong.", false},
+			{"Sanna finds Bash scripts error-prone.", "Sanna thinks Bash scripts are not easy to mess up.", false},
+			{"Sanna finds Bash scripts error-prone.", "Sanna now thinks Bash scripts are easy to mess up.", false},
+			{"Sanna finds the expense tool clunky.", "Sanna thinks the expense tool is easy to use.", false},
+			{"Sanna finds the expense tool clunky.", "Sanna thinks the expense tool is hard to set up.", false},
+			{"Omar finds the old tablet sluggish.", "Omar finds the old tablet unreliable.", false},
+		} {
+			_, named := sameAspect(parseOpinion(tc.a), parseOpinion(tc.b))
+			for _, cos := range []float64{-1, cal.CosFloor - 0.01, cal.CosFloor, cal.SameTopic - 0.01, cal.SameTopic, cal.SameMeaning, 1} {
+				want := tc.same && (cal.OnSameTopic(cos) || named && cos >= cal.CosFloor)
+				if got := DecideOpinion(tc.a, tc.b, cos, cal); (got == OpinionSame) != want {
+					t.Errorf("%s: %q then %q at cos %.2f: %v, want same=%v", name, tc.a, tc.b, cos, got, want)
+				}
+			}
+		}
+	}
 }

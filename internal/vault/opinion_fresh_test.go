@@ -31,6 +31,20 @@ var (
 		{"rebases", "rebasing"}, {"prints", "printing"}, {"releases", "releasing"}}
 	gerundMods    = []string{"batch", "nightly", "manual", "scheduled"}
 	gerundObjects = []string{"services", "photos", "invoices", "feature branches", "reports", "laptop images"}
+	// actNouns are nouns of an act with its gerund and its verb, and
+	// actObjects what a compound of one says the act is done to ("car
+	// washes" = "washing cars" = "to wash cars": [actsOnModifier]).
+	actNouns   = [][3]string{{"walks", "walking", "walk"}, {"repairs", "repairing", "repair"}, {"washes", "washing", "wash"}, {"edits", "editing", "edit"}}
+	actObjects = [][2]string{{"dog", "dogs"}, {"bike", "bikes"}, {"car", "cars"}, {"photo", "photos"}}
+	// mediumWords name the works of one medium ([media]), and genres
+	// what they may be of ([oneMedium]).
+	mediumWords = [][]string{{"series", "TV shows", "dramas", "shows"}, {"novels", "books", "fiction"}, {"films", "movies"},
+		{"songs", "music", "albums"}}
+	genres = []string{"Korean crime", "sci-fi", "Italian horror", "folk"}
+	// judgedAlike are two phrases of one judgement ([judgesAlike]), and
+	// judgedThings what they judge.
+	judgedAlike  = [][2]string{{"error-prone", "easy to mess up"}, {"clunky", "hard to use"}, {"sluggish", "slow"}, {"confusing", "hard to follow"}}
+	judgedThings = []string{"Jenkins", "the booking site", "Bash scripts", "the old scanner"}
 )
 
 // One holder, two aspects that share no word: never a conflict, with or
@@ -50,7 +64,10 @@ func TestPropFreshDifferentAspectsNeverConflict(t *testing.T) {
 
 // A restatement is re-affirmed, never a conflict: another stance verb,
 // the time words of a changed mind that change nothing ("now", "these
-// days"), the context fronted, or a noun said as a gerund with its object.
+// days"), the context fronted, a noun said as a gerund with its object, a
+// compound said as its act's verb with its object, one genre's works in
+// one medium named otherwise, or one thing judged with two phrases of one
+// judgement.
 func TestPropFreshRestatementsNeverConflict(t *testing.T) {
 	cals := calibrations(t)
 	rapid.Check(t, func(t *rapid.T) {
@@ -59,7 +76,7 @@ func TestPropFreshRestatementsNeverConflict(t *testing.T) {
 		s1 := rapid.SampledFrom(freshStances).Draw(t, "stance1")
 		s2 := rapid.SampledFrom(freshStances).Draw(t, "stance2")
 		var a, b string
-		switch rapid.IntRange(0, 2).Draw(t, "form") {
+		switch rapid.IntRange(0, 5).Draw(t, "form") {
 		case 0: // the stance said otherwise, a time word that changes nothing
 			value := rapid.SampledFrom(freshValues).Draw(t, "value")
 			a = strings.TrimSpace(holder+" "+s1+" "+value+" "+context) + "."
@@ -78,6 +95,24 @@ func TestPropFreshRestatementsNeverConflict(t *testing.T) {
 			mod := rapid.SampledFrom(gerundMods).Draw(t, "modifier")
 			a = strings.TrimSpace(holder+" "+s1+" "+mod+" "+ng[0]+" "+context) + "."
 			b = strings.TrimSpace(holder+" "+s2+" "+mod+"-"+ng[1]+" "+rapid.SampledFrom(gerundObjects).Draw(t, "object")+" "+context) + "."
+		case 3: // a compound of an act said as its verb with its object
+			act := rapid.SampledFrom(actNouns).Draw(t, "act")
+			obj := rapid.SampledFrom(actObjects).Draw(t, "object")
+			a = strings.TrimSpace(holder+" "+s1+" "+obj[0]+" "+act[0]+" "+context) + "."
+			verb := rapid.SampledFrom([]string{"likes " + act[1], "prefers to " + act[2], "enjoys " + act[1]}).Draw(t, "verb")
+			b = strings.TrimSpace(holder+" "+verb+" "+obj[1]+" "+context) + "."
+		case 4: // one genre's works in one medium named otherwise
+			m := rapid.SampledFrom(mediumWords).Draw(t, "medium")
+			w1 := rapid.SampledFrom(m).Draw(t, "word1")
+			w2 := rapid.SampledFrom(m).Filter(func(w string) bool { return w != w1 }).Draw(t, "word2")
+			g := rapid.SampledFrom(genres).Draw(t, "genre")
+			a = strings.TrimSpace(holder+" "+s1+" "+g+" "+w1+" "+context) + "."
+			b = strings.TrimSpace(holder+" "+s2+" "+g+" "+w2+" "+context) + "."
+		case 5: // one thing judged with two phrases of one judgement
+			j := rapid.SampledFrom(judgedAlike).Draw(t, "judgement")
+			thing := rapid.SampledFrom(judgedThings).Draw(t, "thing")
+			a = holder + " finds " + thing + " " + j[0] + "."
+			b = holder + " thinks " + thing + " " + map[bool]string{true: "are", false: "is"}[strings.HasSuffix(thing, "s")] + " " + j[1] + "."
 		}
 		a, b = maybeSwap(t, a, b)
 		wantRestated(t, cals, a, b)
@@ -86,8 +121,10 @@ func TestPropFreshRestatementsNeverConflict(t *testing.T) {
 
 // A changed stance always conflicts, with or without a marker: the
 // polarity flipped, another thing held in the same context, a comparison
-// turned round; and a gerund restatement that says the mind changed is a
-// conflict, not a re-affirmation.
+// turned round; a gerund restatement that says the mind changed is a
+// conflict, not a re-affirmation; and the new restated forms (a compound
+// as its act, one medium, one judgement) with the stance negated or
+// ended always conflict.
 func TestPropFreshChangedStanceAlwaysConflicts(t *testing.T) {
 	cals := calibrations(t)
 	negatives := []string{"dislikes", "doesn't like", "hates", "does not enjoy"}
@@ -101,7 +138,7 @@ func TestPropFreshChangedStanceAlwaysConflicts(t *testing.T) {
 		suf := rapid.SampledFrom(markerSuffix).Draw(t, "suffix")
 		a := holder + " " + pos + " " + value + " " + context + "."
 		var b string
-		switch rapid.IntRange(0, 4).Draw(t, "change") {
+		switch rapid.IntRange(0, 7).Draw(t, "change") {
 		case 0:
 			b = holder + " " + pre + rapid.SampledFrom(negatives).Draw(t, "negative") + " " + value + " " + context + suf + "."
 		case 1:
@@ -121,6 +158,23 @@ func TestPropFreshChangedStanceAlwaysConflicts(t *testing.T) {
 			marker := rapid.SampledFrom([][2]string{{"now ", ""}, {"nowadays ", ""}, {"", " instead"}, {"", " these days"}}).Draw(t, "marker")
 			b = holder + " " + marker[0] + pos + " " + mod + "-" + ng[1] + " " + rapid.SampledFrom(gerundObjects).Draw(t, "object") +
 				" " + context + marker[1] + "."
+		case 5: // a compound's act negated, or said with a changed mind
+			act := rapid.SampledFrom(actNouns).Draw(t, "act")
+			obj := rapid.SampledFrom(actObjects).Draw(t, "object")
+			a = holder + " " + pos + " " + obj[0] + " " + act[0] + " " + context + "."
+			b = holder + " " + rapid.SampledFrom([]string{"doesn't like ", "now dislikes ", "no longer enjoys "}).Draw(t, "negative") +
+				act[1] + " " + obj[1] + " " + context + "."
+		case 6: // one genre's works in one medium, the stance negated or changed
+			m := rapid.SampledFrom(mediumWords).Draw(t, "medium")
+			g := rapid.SampledFrom(genres).Draw(t, "genre")
+			a = holder + " " + pos + " " + g + " " + rapid.SampledFrom(m).Draw(t, "word1") + " " + context + "."
+			b = holder + " " + rapid.SampledFrom([]string{"doesn't like ", "no longer likes ", "hates "}).Draw(t, "negative") + g + " " +
+				rapid.SampledFrom(m).Draw(t, "word2") + " " + context + suf + "."
+		case 7: // one thing judged alike, the judgement negated or changed
+			j := rapid.SampledFrom(judgedAlike).Draw(t, "judgement")
+			thing := rapid.SampledFrom(judgedThings).Draw(t, "thing")
+			a = holder + " finds " + thing + " " + j[0] + "."
+			b = holder + " " + rapid.SampledFrom([]string{"no longer finds ", "doesn't find ", "has stopped finding "}).Draw(t, "negative") + thing + " " + j[1] + "."
 		}
 		a, b = maybeSwap(t, a, b)
 		wantVerdict(t, cals, a, b, OpinionConflict, topicMeaningAndOne)

@@ -41,8 +41,7 @@ var heldOutPairs = []struct {
 	{"restate", "Beatriz prefers plain yoghurt without sugar.", "Beatriz likes her yoghurt plain, no sugar.", ""},
 	{"restate", "Emeka likes bulk imports.", "Emeka prefers bulk-importing contacts.", ""},
 	{"restate", "Oona thinks microservices add too much overhead.", "Oona feels that microservices add too much overhead for what they give.", ""},
-	{"restate", "Dmitri enjoys Korean drama series.", "Dmitri is a big fan of Korean drama shows.",
-		"series/shows: WordNet has a series as a kind of programme, a programme as a kind of show; a kind of is not a synonym"},
+	{"restate", "Dmitri enjoys Korean drama series.", "Dmitri is a big fan of Korean drama shows.", ""},
 	// Changed minds.
 	{"update", "Rafael prefers Elixir over Scala for new backends.", "For new backends, Rafael now prefers Scala over Elixir.", ""},
 	{"update", "Oona prefers aisle seats on ferries.", "Oona now prefers window seats on ferries.", ""},

@@ -15,8 +15,8 @@ import (
 // synonym ("drama shows" for "drama series"), an added clause with
 // content words ("for what they give"), and a phrasal gerund ("backing
 // up" for "backups"). The WordNet lexicon now re-affirms the third, and
-// [givesReason] the second; opinion_heldout_test.go keeps all three
-// shapes, the first as a known miss.
+// [givesReason] the second, the table of media ([oneMedium]) the first;
+// opinion_heldout_test.go keeps all three shapes.
 func TestStoreOpinionPairsInOtherWords(t *testing.T) {
 	pairs := []struct {
 		update        bool

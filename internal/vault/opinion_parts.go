@@ -3,6 +3,7 @@ package vault
 import (
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -406,6 +407,13 @@ func sameAspect(a, b opinionParts) (shared, named bool) {
 			}
 		}
 	}
+	// A compound said as its act's verb with the modifier as its object
+	// ("code reviews" / "reviewing code") holds one thing: the modifier
+	// heads one phrase and modifies in the other, so no word meets its
+	// like above.
+	if !shared {
+		shared = len(actCompounds(a.object, b.object, a, b)) > 0 || len(actCompounds(b.object, a.object, b, a)) > 0
+	}
 	return shared, named
 }
 
@@ -581,6 +589,245 @@ func movesModifier(a, b opinionParts, fixed func(string) bool) bool {
 	}
 	return false
 }
+
+// actsOnModifier reports whether one opinion's object says the other's
+// compound of a modifier and a noun of an act as that act's verb with the
+// modifier as its object ("code reviews" = "to review code" = "reviewing
+// code", "dog walks" = "walking dogs", "bike repairs" = "to repair
+// bikes": [actCompounds]), every other word agreeing as in
+// [elaborates]. Nothing is added or taken away, so it needs no cosine;
+// it holds only while neither opinion says its holder's mind changed
+// ([changeMarked]).
+func actsOnModifier(a, b opinionParts, fixed func(string) bool) bool {
+	if a.changed || b.changed {
+		return false
+	}
+	for _, side := range [][2]opinionParts{{a, b}, {b, a}} {
+		for _, swapped := range actCompounds(side[0].object, side[1].object, a, b) {
+			if elaborates(swapped, side[1].object, fixed) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// actCompounds returns x with each compound of a modifier and a noun
+// ("code reviews") that y says as the noun's verb with the modifier as
+// its object ("to review code", "reviewing code") written as y writes
+// it. The noun and the verb are one word up to inflection
+// ([sameOpinionWord]), the verb is said as one (after "to", or as a
+// gerund: [gerund]; "essay grading" = "grading essays" too), and the
+// modifier follows it at once. Two nouns swapped ("milk chocolate" /
+// "chocolate milk", "coffee mornings" / "morning coffee") are no verb and
+// its object, so they never meet it. Neither moved word may be a name or
+// number, a negation, comparison or degree word, or a word of no aspect.
+func actCompounds(x, y []string, a, b opinionParts) [][]string {
+	plain := func(w string) bool {
+		return !a.fixed[w] && !b.fixed[w] && movable(w, a, b) && !aspectStop[w] && !opinionFiller(w) &&
+			strings.IndexFunc(w, unicode.IsDigit) < 0
+	}
+	var out [][]string
+	for i := 0; i+1 < len(x); i++ {
+		m, h := x[i], x[i+1]
+		if !plain(m) || !plain(h) || strings.HasSuffix(h, "ing") && !gerund(h) {
+			continue
+		}
+		for j := 0; j+1 < len(y); j++ {
+			verb := j > 0 && y[j-1] == "to" || gerund(y[j])
+			if verb && plain(y[j]) && plain(y[j+1]) && sameOpinionWord(y[j], h) && sameOpinionWord(y[j+1], m) {
+				swapped := slices.Clone(x)
+				swapped[i], swapped[i+1] = y[j], y[j+1]
+				out = append(out, swapped)
+			}
+		}
+	}
+	return out
+}
+
+// oneMedium reports whether two objects hold works of one genre in one
+// medium, the medium named otherwise: the same words before and after
+// ([elaborates]), and between them a head of one or two words, each a
+// word of one medium ([media]): "Nordic noir series" = "Nordic noir TV",
+// "Spanish crime dramas" = "Spanish crime TV shows", "crime novels" =
+// "crime fiction". Another medium ("Nordic noir podcasts", "crime
+// films") is another thing held, never this. The head must follow at
+// least one content word both share (the genre: what the opinion is
+// about), and it may be a word written in capitals only where the table
+// holds it ("TV"). It holds only while neither opinion says its holder's
+// mind changed ([changeMarked]); the caller asks the model too, as for
+// any object said otherwise.
+func oneMedium(a, b opinionParts, fixed func(string) bool) bool {
+	if a.changed || b.changed {
+		return false
+	}
+	x, y := a.object, b.object
+	for i := range x {
+		for n := 1; n <= maxMediumWords && i+n <= len(x); n++ {
+			kind := mediumOf(x[i : i+n])
+			if kind == "" {
+				continue
+			}
+			for j := range y {
+				for m := 1; m <= maxMediumWords && j+m <= len(y); m++ {
+					if mediumOf(y[j:j+m]) != kind || elaborates(x[i:i+n], y[j:j+m], fixed) ||
+						len(contentOnly(x[:i], fixed)) == 0 || !elaborates(x[:i], y[:j], fixed) ||
+						!elaborates(x[i+n:], y[j+m:], fixed) || !headEnds(x, i+n, fixed) || !headEnds(y, j+m, fixed) {
+						continue
+					}
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// maxMediumWords bounds the head [oneMedium] reads as a medium ("TV
+// shows").
+const maxMediumWords = 2
+
+// headEnds reports whether a head ends at words[k]: nothing follows, or
+// a word that is no content word (a preposition, a clause).
+func headEnds(words []string, k int, fixed func(string) bool) bool {
+	return k == len(words) || !fixed(words[k]) && (elaboration[words[k]] || aspectStop[words[k]] || opinionFiller(words[k]))
+}
+
+// media are the media a work of a genre comes in, each with the words
+// that name its works in everyday English: a television series is TV, a
+// show, a drama; a novel is a book, fiction. Works of two media (a
+// podcast, a film, a novel) are two things held, however near the model
+// puts them (both bundled models put "podcasts" as near "series" as
+// "TV": [TestMediaAlternativesNeverRestate]); words of several media
+// ("documentary", "radio", "play", "program") are in none.
+var media = map[string][]string{
+	"television": {"tv", "television", "telly", "series", "show", "drama", "sitcom", "miniseries"},
+	"film":       {"film", "movie", "cinema", "flick"},
+	"book":       {"book", "novel", "fiction", "literature", "paperback"},
+	"music":      {"music", "album", "song", "tune"},
+	"food":       {"food", "cuisine", "dish", "cooking"},
+}
+
+// mediumOf returns the medium every word of words names ([media]), or
+// "" when they name none or two.
+func mediumOf(words []string) string {
+	kind := ""
+	for _, w := range words {
+		k := ""
+		for name, list := range media {
+			if anySameWord(w, list) {
+				k = name
+			}
+		}
+		if k == "" || kind != "" && k != kind {
+			return ""
+		}
+		kind = k
+	}
+	return kind
+}
+
+// judgesAlike reports whether two objects judge one thing with two
+// phrases of one judgement ([judgements]): "YAML error-prone" = "YAML
+// easy to get wrong", "the old laptop sluggish" = "the old laptop slow".
+// The words before the phrases (what is judged: at least one content
+// word) and after them agree as in [elaborates], and the phrases differ.
+// Both are read in canonical words, so a negation is a "not" that must
+// agree ("not error-prone" is never "easy to get wrong"), and "hard to get
+// wrong" is no phrase of the table at all. It holds only while neither
+// opinion says its holder's mind changed ([changeMarked]); the caller
+// asks the model too, as for any object said otherwise.
+func judgesAlike(a, b opinionParts, fixed func(string) bool) bool {
+	if a.changed || b.changed {
+		return false
+	}
+	x, y := a.object, b.object
+	for _, pa := range judgementsIn(x) {
+		for _, pb := range judgementsIn(y) {
+			if pa.kind != pb.kind || slices.Equal(pa.words, pb.words) {
+				continue
+			}
+			i, j := pa.at, pb.at
+			if len(contentOnly(x[:i], fixed)) > 0 && elaborates(x[:i], y[:j], fixed) &&
+				elaborates(x[i+len(pa.words):], y[j+len(pb.words):], fixed) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// judgementAt is one phrase of [judgements] found in an object.
+type judgementAt struct {
+	kind  int
+	words []string
+	at    int
+}
+
+// judgementsIn returns every phrase of [judgements] in object's words.
+func judgementsIn(object []string) []judgementAt {
+	var out []judgementAt
+	for k, phrases := range judgementPhrases() {
+		for _, p := range phrases {
+			for i := 0; i+len(p) <= len(object); i++ {
+				if slices.EqualFunc(object[i:i+len(p)], p, sameOpinionWord) {
+					out = append(out, judgementAt{k, p, i})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// judgements are the everyday phrases that pass one judgement on a thing,
+// each line one judgement: "error-prone" and "easy to get wrong" say the
+// same of YAML; "slow" and "sluggish" the same of a laptop. Two lines
+// are two judgements ("slow" is not "unreliable"), so an opinion that
+// judges its object otherwise is never folded by them. General English;
+// read in canonical words ([judgementPhrases]).
+var judgements = [][]string{
+	{"error-prone", "mistake-prone", "prone to errors", "prone to mistakes", "easy to get wrong", "easy to mess up", "hard to get right"},
+	{"confusing", "hard to understand", "difficult to understand", "hard to follow", "difficult to follow"},
+	{"clunky", "cumbersome", "unwieldy", "awkward to use", "hard to use", "difficult to use"},
+	{"intuitive", "easy to use", "user-friendly", "straightforward to use"},
+	{"slow", "sluggish"},
+	{"unreliable", "flaky", "undependable"},
+	{"reliable", "dependable"},
+	{"expensive", "pricey", "costly", "overpriced", "too expensive"},
+	{"cheap", "inexpensive", "affordable"},
+	{"boring", "dull", "tedious"},
+	{"verbose", "wordy", "long-winded"},
+	{"noisy", "too loud"},
+}
+
+// judgementPhrases are [judgements] in the canonical words an object is
+// compared in ([canonicalWords]: "easy to get wrong" → easy to get not).
+var judgementPhrases = sync.OnceValue(func() [][][]string {
+	out := make([][][]string, len(judgements))
+	for k, line := range judgements {
+		for _, p := range line {
+			out[k] = append(out[k], canonicalWords(fts.Words(p), true))
+		}
+	}
+	return out
+})
+
+// gerund reports whether w reads as the -ing form of a verb: it ends in
+// "ing" after at least two letters and is none of the everyday nouns
+// that only end so ([ingNouns]: morning, evening, spring, wedding, …).
+func gerund(w string) bool {
+	stem, ok := strings.CutSuffix(w, "ing")
+	if !ok || len(stem) < 2 {
+		return false
+	}
+	return !ingNouns[w] && !ingNouns[strings.TrimSuffix(w, "s")]
+}
+
+// ingNouns end in "ing" without being the act of a verb a compound's
+// noun could name ("coffee mornings" is no "morning coffee").
+var ingNouns = setOf("morning", "evening", "thing", "nothing", "something", "anything", "everything", "spring",
+	"string", "ceiling", "building", "wedding", "ring", "king", "wing", "sibling", "pudding", "earring", "lightning",
+	"herring", "duckling", "dumpling", "stocking", "awning", "offspring", "viking")
 
 // inverts reports whether one object says the other's two phrases the
 // other way round, the thing held in or on the other said as having it

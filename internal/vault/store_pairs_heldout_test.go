@@ -99,8 +99,7 @@ var storePairsHeldOut = []storePair{
 	{"restate", "Per hates long meetings.", "Per really dislikes long meetings.", ""},
 	{"restate", "Elif is a big fan of trail running.", "Elif loves trail running.", ""},
 	{"restate", "Jonas likes his eggs soft-boiled.", "Jonas prefers soft-boiled eggs.", ""},
-	{"restate", "Sofia enjoys Scandinavian crime novels.", "Sofia is a big fan of Scandinavian crime books.",
-		"novels/books: a novel is a kind of book (crime books are true crime too); WordNet's hypernyms also make film a kind of show and cinema/theatre, album/book neighbours, so a kind-of rule would fold alternatives"},
+	{"restate", "Sofia enjoys Scandinavian crime novels.", "Sofia is a big fan of Scandinavian crime books.", ""},
 	// A second batch, written after the rules above were changed: the same
 	// kinds in other words again.
 	{"distinct", "The lab freezer is set to -80 C.", "The lab freezer is set to -20 C.", ""},
