@@ -558,12 +558,12 @@ func (s *state) DeriveSealed(epoch uint64, live func(vaultfmt.ID) bool, seal fun
 		rows = append(rows, row)
 	}
 	var auds []auditRow
-	for pos, sp := range s.audit.at {
+	s.audit.eachBody(func(pos uint64, body []byte) {
 		id := auditID(pos)
 		if sl, ok := seal(id); ok {
-			auds = append(auds, auditRow{id: id, seal: sl, body: s.audit.body(sp)})
+			auds = append(auds, auditRow{id: id, seal: sl, body: body})
 		}
-	}
+	})
 	b := encodeTable(epoch, model, dim, rows, auds)
 	parts := max(1, (len(b)+segmentPartBytes-1)/segmentPartBytes)
 	if parts > 1<<16-1 {
@@ -679,11 +679,9 @@ func (s *state) openTable(parts map[vaultfmt.ID][]byte) (*recordTable, error) {
 		t.docRow[doc] = int32(i)
 	}
 	t.matched, t.audMatched = make([]bool, t.n), make([]bool, t.na)
-	if s.audit.len() == 0 {
-		// The table says how many entries are coming: one map of the
-		// right size instead of growing it a hundred thousand times.
-		s.audit.at = make(map[uint64]auditSpan, t.na+t.na/8)
-	}
+	// The table says how many entries are coming: room for them at once
+	// instead of growing a hundred thousand times.
+	s.audit.grow(t.na)
 	return t, nil
 }
 
@@ -702,8 +700,8 @@ func (s *state) applyCovered(id vaultfmt.ID, kind vaultfmt.Kind, row uint32) err
 			return nil
 		}
 		t.audMatched[i] = true
-		// The body is checked as an opened one is, and copied into the
-		// chain's own chunks.
+		// The body is checked as an opened one is, and kept as the
+		// chain's row.
 		if err := s.audit.add(id, t.auditBody(i)); err != nil {
 			t.bad = fmt.Errorf("%w: %w", errTable, err)
 		}
