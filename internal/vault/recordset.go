@@ -186,7 +186,7 @@ func (f facet) tags() []string {
 // facet reads row i's filter fields.
 func (t *recordTable) facet(i int) facet {
 	le := binary.LittleEndian
-	str := func(c int) string { return t.strings[le.Uint32(t.strCol[c][4*i:])] }
+	str := func(c int) string { return t.str(c, i) }
 	return facet{Namespace: str(colNamespace), Kind: str(colKind), Caller: str(colCaller), Expires: str(colExpires),
 		Discovered: str(colDiscovered), Created: fromTableTime(int64(le.Uint64(t.created[8*i:]))),
 		Seq: t.seqAt(i), Reference: t.flags[i]&tableReference != 0, Live: !t.superseded[i],
@@ -196,11 +196,11 @@ func (t *recordTable) facet(i int) facet {
 // meta is row i's search metadata, as metaOf gives it for its record.
 func (t *recordTable) meta(i int) search.DocMeta {
 	le := binary.LittleEndian
-	ns := t.strings[le.Uint32(t.strCol[colNamespace][4*i:])]
+	ns := t.str(colNamespace, i)
 	ref := t.flags[i]&tableReference != 0
 	return search.DocMeta{
 		Namespace: ns, Seq: t.seqAt(i), Importance: math.Float64frombits(le.Uint64(t.imp[8*i:])),
-		Opinion:   t.strings[le.Uint32(t.strCol[colKind][4*i:])] == KindOpinion,
+		Opinion:   t.str(colKind, i) == KindOpinion,
 		Affirmed:  fromTableTime(int64(le.Uint64(t.affirm[8*i:]))),
 		Reference: ref || isPack(ns),
 	}
@@ -208,13 +208,20 @@ func (t *recordTable) meta(i int) search.DocMeta {
 
 // slim is t with only what the rows need once the table is adopted, in
 // bytes of its own: the table's bytes also hold the seals and the audit
-// entries (copied into the audit chain), about half of them at 100,000
-// memories.
+// entries (held by the audit chain), about half of them at 100,000
+// memories. Its string columns are u16 when the string table allows
+// (a vault has a few hundred strings, not 65,536), and it finds rows by
+// their ids alone, without the keys the open searched with.
 func (t *recordTable) slim() *recordTable {
+	le := binary.LittleEndian
+	narrow := len(t.strings) <= 1<<16
+	strWidth := 4
+	if narrow {
+		strWidth = 2
+	}
 	cols := [][]byte{t.ids, t.seq, t.created, t.affirm, t.imp, t.docs, t.windows, t.flags}
-	cols = append(cols, t.strCol[:]...)
 	cols = append(cols, t.textOff, t.text, t.restOff, t.rest)
-	size := 0
+	size := stringCols * strWidth * t.n
 	for _, c := range cols {
 		size += len(c)
 	}
@@ -223,11 +230,19 @@ func (t *recordTable) slim() *recordTable {
 		buf = append(buf, c...)
 		return buf[len(buf)-len(c) : len(buf) : len(buf)]
 	}
-	s := &recordTable{epoch: t.epoch, model: t.model, dim: t.dim, n: t.n, keys: t.keys, strings: t.strings, superseded: t.superseded, docRow: t.docRow}
+	s := &recordTable{epoch: t.epoch, model: t.model, dim: t.dim, n: t.n, strings: t.strings, superseded: t.superseded, docRow: t.docRow, strNarrow: narrow}
 	s.ids, s.seq, s.created, s.affirm, s.imp = take(t.ids), take(t.seq), take(t.created), take(t.affirm), take(t.imp)
 	s.docs, s.windows, s.flags = take(t.docs), take(t.windows), take(t.flags)
 	for c := range t.strCol {
-		s.strCol[c] = take(t.strCol[c])
+		if !narrow {
+			s.strCol[c] = take(t.strCol[c])
+			continue
+		}
+		start := len(buf)
+		for i := 0; i < t.n; i++ {
+			buf = le.AppendUint16(buf, uint16(le.Uint32(t.strCol[c][4*i:])))
+		}
+		s.strCol[c] = buf[start:len(buf):len(buf)]
 	}
 	s.textOff, s.text, s.restOff, s.rest = take(t.textOff), take(t.text), take(t.restOff), take(t.rest)
 	return s

@@ -684,3 +684,43 @@ func TestRowsTakeWrites(t *testing.T) {
 		t.Errorf("scans after writes to rows:\n%s\nwant\n%s", strings.Join(scans, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestTableSlimReadsAsDecoded: the slimmed table (u16 string columns when
+// the string table allows, rows found without the keys) builds every
+// record as the decoded table does, with a few strings and with more than
+// 65,536 (a source per memory).
+func TestTableSlimReadsAsDecoded(t *testing.T) {
+	for _, n := range []int{300, 1<<16 + 10} {
+		rows := make([]tableRow, n)
+		for i := range rows {
+			var id vaultfmt.ID
+			binary.BigEndian.PutUint64(id[:], uint64(i)*0x9e3779b97f4a7c15)
+			binary.BigEndian.PutUint64(id[8:], uint64(i))
+			r := &Record{ID: idString(id), Text: fmt.Sprintf("claim %d", i), Source: fmt.Sprintf("file-%d.md", i),
+				Namespace: []string{"main", "work"}[i%2], Caller: "agent", Seq: uint64(i + 1), Importance: 0.5,
+				Created: time.UnixMilli(int64(1_700_000_000_000 + i)).UTC(), Tags: []string{"t"}}
+			rows[i] = tableRow{id: id, r: r, doc: tableNoDoc}
+		}
+		tab, err := decodeTable(encodeTable(1, [8]byte{}, 0, rows, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		slim := tab.slim()
+		if slim.strNarrow != (n < 1<<16) || slim.keys != nil {
+			t.Fatalf("%d rows: narrow %v, keys %d", n, slim.strNarrow, len(slim.keys))
+		}
+		for _, i := range []int{0, 1, n / 2, n - 1} {
+			id := vaultfmt.ID(tab.id(i))
+			if tab.row(id) != i || slim.row(id) != i {
+				t.Fatalf("row of %x: %d, slim %d, want %d", id, tab.row(id), slim.row(id), i)
+			}
+			g, w := slim.record(i, nil), tab.record(i, nil)
+			if !bytes.Equal(encodeRecord(g), encodeRecord(w)) || g.ID != w.ID || g.Source != "file-"+strings.TrimPrefix(w.Text, "claim ")+".md" {
+				t.Fatalf("row %d: %+v, want %+v", i, g, w)
+			}
+			if slim.facet(i).Namespace != tab.facet(i).Namespace || slim.meta(i) != tab.meta(i) {
+				t.Fatalf("row %d: facet or meta differ", i)
+			}
+		}
+	}
+}
