@@ -96,13 +96,17 @@ type recordTable struct {
 	windows []byte   // n × u16
 	flags   []byte   // n × u8
 	strCol  [stringCols][]byte
-	// strNarrow: the string columns hold u16 numbers (slim), not u32.
-	strNarrow bool
-	strings   []string // interned
-	textOff   []byte   // (n+1) × u32
-	text      []byte
-	restOff   []byte // (n+1) × u32
-	rest      []byte
+	// Narrower columns a slimmed table may keep (slim): strNarrow, the
+	// string columns hold u16 numbers, not u32; seqNarrow, seq holds u32;
+	// impDict non-nil, imp holds one byte per row, a number into impDict
+	// (f64 bits); affirmNone, affirm is empty as every row's is absent.
+	strNarrow, seqNarrow, affirmNone bool
+	impDict                          []uint64
+	strings                          []string // interned
+	textOff                          []byte   // (n+1) × u32
+	text                             []byte
+	restOff                          []byte // (n+1) × u32
+	rest                             []byte
 	// The audit entries (kind 3) it covers.
 	na       int
 	audIDs   []byte // na × 16
@@ -511,12 +515,12 @@ func (t *recordTable) record(i int, engine *search.Engine) *Record {
 		Discovered: t.str(colDiscovered, i),
 		Created:    fromTableTime(int64(le.Uint64(t.created[8*i:]))),
 		Namespace:  t.str(colNamespace, i),
-		Importance: math.Float64frombits(le.Uint64(t.imp[8*i:])),
+		Importance: t.impAt(i),
 		Kind:       t.str(colKind, i),
 		Expires:    t.str(colExpires, i),
 		Caller:     t.str(colCaller, i),
-		Affirmed:   fromTableTime(int64(le.Uint64(t.affirm[8*i:]))),
-		Seq:        le.Uint64(t.seq[8*i:]),
+		Affirmed:   fromTableTime(t.affirmAt(i)),
+		Seq:        t.seqAt(i),
 	}
 	f := t.flags[i]
 	r.Quarantined, r.Reference = f&tableQuarantined != 0, f&tableReference != 0

@@ -685,10 +685,12 @@ func TestRowsTakeWrites(t *testing.T) {
 	}
 }
 
-// TestTableSlimReadsAsDecoded: the slimmed table (u16 string columns when
-// the string table allows, rows found without the keys) builds every
-// record as the decoded table does, with a few strings and with more than
-// 65,536 (a source per memory).
+// TestTableSlimReadsAsDecoded: the slimmed table (narrower columns where
+// the values allow, rows found without the keys) builds every record as
+// the decoded table does: with a few strings, small write orders, one
+// importance and no opinion; and with more than 65,536 strings (a source
+// per memory), write orders past 2^32, a thousand importances and
+// affirmed times.
 func TestTableSlimReadsAsDecoded(t *testing.T) {
 	for _, n := range []int{300, 1<<16 + 10} {
 		rows := make([]tableRow, n)
@@ -699,6 +701,13 @@ func TestTableSlimReadsAsDecoded(t *testing.T) {
 			r := &Record{ID: idString(id), Text: fmt.Sprintf("claim %d", i), Source: fmt.Sprintf("file-%d.md", i),
 				Namespace: []string{"main", "work"}[i%2], Caller: "agent", Seq: uint64(i + 1), Importance: 0.5,
 				Created: time.UnixMilli(int64(1_700_000_000_000 + i)).UTC(), Tags: []string{"t"}}
+			if wide := n > 1<<16; wide {
+				r.Seq += 1 << 33
+				r.Importance = float64(i%1000) / 1000
+				if i%3 == 0 {
+					r.Kind, r.Affirmed = KindOpinion, time.UnixMilli(int64(1_710_000_000_000+i)).UTC()
+				}
+			}
 			rows[i] = tableRow{id: id, r: r, doc: tableNoDoc}
 		}
 		tab, err := decodeTable(encodeTable(1, [8]byte{}, 0, rows, nil))
@@ -706,10 +715,11 @@ func TestTableSlimReadsAsDecoded(t *testing.T) {
 			t.Fatal(err)
 		}
 		slim := tab.slim()
-		if slim.strNarrow != (n < 1<<16) || slim.keys != nil {
-			t.Fatalf("%d rows: narrow %v, keys %d", n, slim.strNarrow, len(slim.keys))
+		narrow := n < 1<<16
+		if slim.strNarrow != narrow || slim.seqNarrow != narrow || slim.affirmNone != narrow || (slim.impDict != nil) != narrow || slim.keys != nil {
+			t.Fatalf("%d rows: narrow %v %v %v %v, keys %d", n, slim.strNarrow, slim.seqNarrow, slim.affirmNone, slim.impDict != nil, len(slim.keys))
 		}
-		for _, i := range []int{0, 1, n / 2, n - 1} {
+		for _, i := range []int{0, 1, 2, 3, n / 2, n - 1} {
 			id := vaultfmt.ID(tab.id(i))
 			if tab.row(id) != i || slim.row(id) != i {
 				t.Fatalf("row of %x: %d, slim %d, want %d", id, tab.row(id), slim.row(id), i)
