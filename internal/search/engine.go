@@ -47,17 +47,13 @@ type Engine struct {
 	dim  int
 	lex  *fts.Index
 	vec  ann.Index // nil when dim == 0
-	docs map[uint32]*docState
+	docs docTable
 	pop  population
 	cal  rank.Calibration
 	// reads is Options.Reads.
 	reads func(term string) bool
 	// scratch holds *gatherScratch: one per concurrent search.
 	scratch sync.Pool
-}
-
-type docState struct {
-	meta DocMeta
 }
 
 // New returns an empty engine for vectors of dim dimensions; dim 0 means
@@ -87,7 +83,7 @@ func NewWith(dim int, opts Options) *Engine {
 	if cal == (rank.Calibration{}) {
 		cal = rank.SpecCalibration
 	}
-	e := &Engine{dim: dim, lex: fts.New(), docs: map[uint32]*docState{}, pop: newPopulation(), cal: cal, reads: opts.Reads}
+	e := &Engine{dim: dim, lex: fts.New(), pop: newPopulation(), cal: cal, reads: opts.Reads}
 	if dim > 0 {
 		e.vec = ann.New(dim, ann.Options{HNSWThreshold: opts.HNSWThreshold})
 	}
@@ -109,15 +105,14 @@ func (e *Engine) Dim() int { return e.dim }
 func (e *Engine) Len() int {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	return len(e.docs)
+	return e.docs.n
 }
 
 // Has reports whether doc is indexed.
 func (e *Engine) Has(doc uint32) bool {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	_, ok := e.docs[doc]
-	return ok
+	return e.docs.has(doc)
 }
 
 // Add indexes a record, replacing any earlier version of doc: its text in
@@ -140,7 +135,7 @@ func (e *Engine) Add(doc uint32, text string, windows [][]float32, meta DocMeta)
 		}
 	}
 	e.lex.Add(doc, text)
-	e.docs[doc] = &docState{meta: meta}
+	e.docs.set(doc, meta)
 	e.pop.add(meta)
 	return nil
 }
@@ -199,7 +194,7 @@ func (e *Engine) AddBatch(docs []Doc) error {
 	}
 	wg.Wait()
 	for _, d := range docs {
-		e.docs[d.ID] = &docState{meta: d.Meta}
+		e.docs.set(d.ID, d.Meta)
 		e.pop.add(d.Meta)
 	}
 	return vecErr
@@ -299,14 +294,14 @@ func (e *Engine) Remove(doc uint32) bool {
 }
 
 func (e *Engine) remove(doc uint32) bool {
-	st, ok := e.docs[doc]
+	meta, ok := e.docs.get(doc)
 	if !ok {
 		return false
 	}
 	e.deleteWindows(doc)
 	e.lex.Delete(doc)
-	e.pop.remove(st.meta)
-	delete(e.docs, doc)
+	e.pop.remove(meta)
+	e.docs.del(doc)
 	return true
 }
 
@@ -315,12 +310,12 @@ func (e *Engine) remove(doc uint32) bool {
 func (e *Engine) SetMeta(doc uint32, meta DocMeta) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	st, ok := e.docs[doc]
+	old, ok := e.docs.get(doc)
 	if !ok {
 		return fmt.Errorf("search: set meta: doc %d is not indexed", doc)
 	}
-	e.pop.remove(st.meta)
-	st.meta = meta
+	e.pop.remove(old)
+	e.docs.set(doc, meta)
 	e.pop.add(meta)
 	return nil
 }

@@ -497,7 +497,7 @@ func isYear(term string) bool {
 }
 
 func (r *run) score(c *candidate) {
-	st := r.e.docs[c.doc]
+	st := r.e.docs.state(c.doc)
 	c.sig = rank.Signals{PVec: r.e.cal.PVec(c.cos), PLex: c.pLex(), RankVec: c.rankVec, RankLex: c.rankLex,
 		LexBest: r.lexBest, WVec: r.e.cal.Weight(), Unseen: r.unseen}
 	if c.conclusive && c.sig.RankLex == 0 {
@@ -783,13 +783,13 @@ func (r *run) fill(out []Result) []Result {
 		have[res.Doc] = true
 	}
 	var rest []uint32
-	for doc := range r.e.docs {
+	r.e.docs.each(func(doc uint32) {
 		if !have[doc] && (r.q.Filter == nil || r.q.Filter(doc)) {
 			rest = append(rest, doc)
 		}
-	}
+	})
 	slices.SortFunc(rest, func(a, b uint32) int {
-		sa, sb := r.e.docs[a].meta.Seq, r.e.docs[b].meta.Seq
+		sa, sb := r.e.docs.seqOf(a), r.e.docs.seqOf(b)
 		switch {
 		case sa > sb:
 			return -1

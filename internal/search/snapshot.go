@@ -131,11 +131,6 @@ func (e *Engine) AttachMetaDocs(docs []uint32, meta []DocMeta) error {
 	if e.lex.Len() != len(meta) {
 		return fmt.Errorf("search: restore: snapshot has %d records, metadata %d", e.lex.Len(), len(meta))
 	}
-	// One map of the right size and one block of states, not a hundred
-	// thousand growing steps and allocations (a removed record's state
-	// then stays in the block until the next open).
-	e.docs = make(map[uint32]*docState, len(meta))
-	states := make([]docState, len(meta))
 	for i, doc := range docs {
 		if i > 0 && doc <= docs[i-1] {
 			return fmt.Errorf("search: restore: doc %d after doc %d", doc, docs[i-1])
@@ -143,9 +138,16 @@ func (e *Engine) AttachMetaDocs(docs []uint32, meta []DocMeta) error {
 		if !e.lex.Has(doc) {
 			return fmt.Errorf("search: restore: record %d is not in the snapshot", doc)
 		}
+	}
+	// Columns of the right length at once, not a hundred thousand growing
+	// steps.
+	e.docs = docTable{}
+	if n := len(docs); n > 0 {
+		e.docs.extend(int(min(int64(docs[n-1])+1, int64(n+e.docs.reach()))))
+	}
+	for i, doc := range docs {
 		m := meta[i]
-		states[i] = docState{meta: m}
-		e.docs[doc] = &states[i]
+		e.docs.set(doc, m)
 		if !m.Reference {
 			e.pop.byNS[m.Namespace] = append(e.pop.byNS[m.Namespace], m.Seq)
 		}

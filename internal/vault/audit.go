@@ -1,9 +1,12 @@
 package vault
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"time"
@@ -65,16 +68,16 @@ func encodeAudit(e *AuditEntry) []byte {
 
 func decodeAudit(body []byte) (*AuditEntry, error) {
 	e := &AuditEntry{}
-	if err := parseAudit(body, e, nil, false); err != nil {
+	if err := parseAudit(body, e); err != nil {
 		return nil, err
 	}
 	return e, nil
 }
 
-// parseAudit decodes body into e, interning through t. With checkOnly it
-// leaves the strings out (they are then not allocated): what an open
-// needs to validate an entry and learn its hash.
-func parseAudit(body []byte, e *AuditEntry, t internTable, checkOnly bool) error {
+// parseAudit decodes body into e. An open checks bodies with
+// [auditFields.scan] instead, which reads the same fields with the same
+// errors and allocates nothing.
+func parseAudit(body []byte, e *AuditEntry) error {
 	fr, err := newFieldReader(body)
 	if err != nil {
 		return err
@@ -86,17 +89,11 @@ func parseAudit(body []byte, e *AuditEntry, t internTable, checkOnly bool) error
 		case audTime:
 			e.Time, err = readTime(v)
 		case audCaller:
-			if !checkOnly {
-				e.Caller = t.get(v)
-			}
+			e.Caller = interned(v)
 		case audOp:
-			if !checkOnly {
-				e.Op = t.get(v)
-			}
+			e.Op = interned(v)
 		case audTarget:
-			if !checkOnly {
-				e.Target = string(v)
-			}
+			e.Target = string(v)
 		case audPrev:
 			err = copy32(&e.Prev, v)
 		case audHash:
@@ -104,9 +101,7 @@ func parseAudit(body []byte, e *AuditEntry, t internTable, checkOnly bool) error
 		case audAck:
 			var s uint64
 			s, err = readU64(v)
-			if !checkOnly {
-				e.Acknowledged = append(e.Acknowledged, s)
-			}
+			e.Acknowledged = append(e.Acknowledged, s)
 		}
 		if err != nil {
 			return fmt.Errorf("audit entry: %w", err)
@@ -137,148 +132,429 @@ func auditID(seq uint64) vaultfmt.ID {
 
 func isAuditID(id vaultfmt.ID) bool { return string(id[:8]) == "\xffaudit\x00\x00" }
 
-// auditChain is the chain as replayed. It keeps each entry as the body
-// it was stored as, in a few large pointer-free chunks, and decodes an
-// entry only when it is read (audit log, verify, packs): an open then
-// neither decodes nor holds about 100,000 entry structs and their
-// strings for a chain whose only part every write needs is the head's
-// hash. Bodies are checked as they arrive, as the decoding did.
+// auditChain is the chain as replayed, one fixed-size row per entry in
+// position order, with no pointer in a row for the garbage collector to
+// follow. A row holds what the entry's body says: its time, its caller
+// and op as numbers into small string tables, its target (a record or
+// relation id) as 16 bytes, and its hash; the entry's prev is not held
+// but is the hash of the row before it. The body is rebuilt from the row
+// when it is read (audit log, verify, packs, the record table), byte for
+// byte as stored: a row is made only for a body that its row encodes back
+// to exactly. Any other body (a position it does not claim, acknowledged
+// breaks, a link to something other than the entry before it, fields out
+// of their canonical order) is kept as stored beside its row. At 100,000
+// entries the rows are 7 MB where the bodies in chunks and a map of
+// positions were 16 MB.
 type auditChain struct {
-	at     map[uint64]auditSpan // position (from the item id) → body
-	chunks [][]byte
-	dead   int // bytes of chunks no entry refers to any more
+	rows []chainRow
+	// raw holds the bodies of the rows marked auditRaw, as stored.
+	raw map[uint64][]byte
+	// strs are the callers and the targets that are not ids; ops the
+	// ops (a handful). strNum and opNum number them.
+	strs   []string
+	strNum map[string]uint32
+	ops    []string
+	opNum  map[string]uint16
 	head   uint64
 	// headHash is the hash of the entry at head, when there is one.
 	headHash [32]byte
 	headOK   bool
+	// scratch is where add encodes a row back to compare it with the
+	// body it came from.
+	scratch []byte
 }
 
-// auditSpan is where an entry's body lies: chunks[chunk][off:off+n].
-type auditSpan struct{ chunk, off, n uint32 }
+// chainRow is one entry: 72 bytes.
+type chainRow struct {
+	pos    uint64
+	ms     int64    // time, Unix milliseconds (auditTime: present)
+	hash   [32]byte // field 8 as stored
+	target [16]byte // the target's id (auditTargetID), or its string number in the first 4 bytes (auditTargetStr)
+	caller uint32   // string number (0: absent)
+	op     uint16   // op number (0: absent)
+	flags  uint8
+}
 
-// auditChunkBytes is the size of a full chunk (an entry is about 150
-// bytes), auditFirstChunk that of the first.
+// Row flags.
 const (
-	auditChunkBytes = 256 << 10
-	auditFirstChunk = 1 << 10
+	auditRaw       = 1 << iota // the body is in raw; only pos and hash are in the row
+	auditTime                  // the body has a time field
+	auditLinked                // prev is the previous row's hash
+	auditTargetID              // target is a 32-digit lower-case hex id
+	auditTargetStr             // target is another string
 )
+
+// search is the index of the first row at pos or after it.
+func (c *auditChain) search(pos uint64) int {
+	lo, hi := 0, len(c.rows)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if c.rows[m].pos < pos {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// find is the index of the row at pos.
+func (c *auditChain) find(pos uint64) (int, bool) {
+	i := c.search(pos)
+	return i, i < len(c.rows) && c.rows[i].pos == pos
+}
+
+// grow makes room for n more entries (an open that knows how many are
+// coming).
+func (c *auditChain) grow(n int) { c.rows = slices.Grow(c.rows, n) }
+
+// trim gives back the room growing by doubling left unused.
+func (c *auditChain) trim() {
+	if cap(c.rows) > len(c.rows)+len(c.rows)/8+64 {
+		c.rows = slices.Clip(slices.Clone(c.rows))
+	}
+}
 
 // add keeps the entry whose item id is id, after checking its body.
 func (c *auditChain) add(id vaultfmt.ID, body []byte) error {
-	var e AuditEntry
-	if err := parseAudit(body, &e, nil, true); err != nil {
+	var f auditFields
+	if err := f.scan(body); err != nil {
 		return err
 	}
 	// The id carries the position; an entry whose body claims another one
 	// is kept under its id so verify can report the mismatch.
-	c.put(binary.BigEndian.Uint64(id[8:]), body, e.Hash)
+	c.put(binary.BigEndian.Uint64(id[8:]), body, &f)
 	return nil
 }
 
-func (c *auditChain) put(pos uint64, body []byte, hash [32]byte) {
-	if c.at == nil {
-		c.at = map[uint64]auditSpan{}
+// auditFields are the fields of a body as scanned, the values aliasing it.
+type auditFields struct {
+	seq, ms            uint64
+	hasTime, acked     bool
+	caller, op, target []byte
+	prev, hash         [32]byte
+}
+
+// scan reads body as parseAudit does, with its errors, allocating
+// nothing.
+func (f *auditFields) scan(body []byte) error {
+	fr, err := newFieldReader(body)
+	if err != nil {
+		return err
 	}
-	if old, ok := c.at[pos]; ok {
-		c.dead += int(old.n)
-	}
-	n := len(c.chunks)
-	if n == 0 || len(c.chunks[n-1])+len(body) > cap(c.chunks[n-1]) {
-		// Chunks start small (a batch's chain holds a few entries) and
-		// double up to auditChunkBytes.
-		size := auditFirstChunk
-		if n > 0 {
-			size = min(auditChunkBytes, 2*cap(c.chunks[n-1]))
+	for tag, v, ok := fr.next(); ok; tag, v, ok = fr.next() {
+		switch tag {
+		case audSeq:
+			f.seq, err = readU64(v)
+		case audTime:
+			f.ms, err = readU64(v)
+			f.hasTime = true
+		case audCaller:
+			f.caller = v
+		case audOp:
+			f.op = v
+		case audTarget:
+			f.target = v
+		case audPrev:
+			err = copy32(&f.prev, v)
+		case audHash:
+			err = copy32(&f.hash, v)
+		case audAck:
+			_, err = readU64(v)
+			f.acked = true
 		}
-		c.chunks = append(c.chunks, make([]byte, 0, max(size, len(body))))
-		n++
+		if err != nil {
+			return fmt.Errorf("audit entry: %w", err)
+		}
 	}
-	last := &c.chunks[n-1]
-	c.at[pos] = auditSpan{chunk: uint32(n - 1), off: uint32(len(*last)), n: uint32(len(body))}
-	*last = append(*last, body...)
+	if fr.err != nil {
+		return fmt.Errorf("audit entry: %w", fr.err)
+	}
+	return nil
+}
+
+func (c *auditChain) put(pos uint64, body []byte, f *auditFields) {
+	i, found := c.find(pos)
+	switch {
+	case found && c.rows[i].hash != f.hash:
+		// The next row's prev was this row's hash, which changes.
+		c.detach(i + 1)
+	case !found:
+		// The row now at i gets a new row before it.
+		c.detach(i)
+		c.rows = slices.Insert(c.rows, i, chainRow{})
+	}
+	if found && c.rows[i].flags&auditRaw != 0 {
+		delete(c.raw, pos)
+	}
+	c.rows[i] = c.rowOf(i, pos, body, f)
 	if pos >= c.head {
-		c.head, c.headHash, c.headOK = pos, hash, true
+		c.head, c.headHash, c.headOK = pos, f.hash, true
+	}
+}
+
+// rowOf is the row at index i for the entry at pos: a row of its own
+// when it encodes back to body exactly, else a raw one.
+func (c *auditChain) rowOf(i int, pos uint64, body []byte, f *auditFields) chainRow {
+	r := chainRow{pos: pos, hash: f.hash, flags: auditRaw}
+	if f.seq != pos || f.acked {
+		c.keepRaw(pos, body)
+		return r
+	}
+	r.flags = 0
+	if f.hasTime {
+		r.flags |= auditTime
+		r.ms = int64(f.ms)
+	}
+	if i > 0 && f.prev == c.rows[i-1].hash && f.prev != ([32]byte{}) {
+		r.flags |= auditLinked
+	}
+	switch {
+	case len(f.target) == 0:
+	case isHexID(f.target):
+		r.flags |= auditTargetID
+		_, _ = hex.Decode(r.target[:], f.target)
+	default:
+		r.flags |= auditTargetStr
+		binary.LittleEndian.PutUint32(r.target[:], c.str(f.target))
+	}
+	if len(f.caller) > 0 {
+		r.caller = c.str(f.caller)
+	}
+	op, ok := c.opOf(f.op)
+	if !ok {
+		r.flags = auditRaw
+		c.keepRaw(pos, body)
+		return r
+	}
+	r.op = op
+	// The prev written is the previous row's hash or zeros, so a body
+	// linked to anything else differs here too.
+	c.scratch = c.encode(c.scratch[:0], i, &r)
+	if !bytes.Equal(c.scratch, body) {
+		r = chainRow{pos: pos, hash: f.hash, flags: auditRaw}
+		c.keepRaw(pos, body)
+	}
+	return r
+}
+
+func (c *auditChain) keepRaw(pos uint64, body []byte) {
+	if c.raw == nil {
+		c.raw = map[uint64][]byte{}
+	}
+	c.raw[pos] = bytes.Clone(body)
+}
+
+// isHexID reports whether v is an id as idString writes it.
+func isHexID(v []byte) bool {
+	if len(v) != 32 {
+		return false
+	}
+	for _, b := range v {
+		if (b < '0' || b > '9') && (b < 'a' || b > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// str numbers a caller or target; 0 is the empty string.
+func (c *auditChain) str(v []byte) uint32 {
+	if n, ok := c.strNum[string(v)]; ok {
+		return n
+	}
+	if c.strNum == nil {
+		c.strNum, c.strs = map[string]uint32{"": 0}, []string{""}
+	}
+	s := interned(v)
+	n := uint32(len(c.strs))
+	c.strNum[s] = n
+	c.strs = append(c.strs, s)
+	return n
+}
+
+// opOf numbers an op; false when there are too many to number.
+func (c *auditChain) opOf(v []byte) (uint16, bool) {
+	if n, ok := c.opNum[string(v)]; ok {
+		return n, true
+	}
+	if c.opNum == nil {
+		c.opNum, c.ops = map[string]uint16{"": 0}, []string{""}
+		if len(v) == 0 {
+			return 0, true
+		}
+	}
+	if len(c.ops) > math.MaxUint16 {
+		return 0, false
+	}
+	s := interned(v)
+	n := uint16(len(c.ops))
+	c.opNum[s] = n
+	c.ops = append(c.ops, s)
+	return n, true
+}
+
+// prevOf is the prev field of the entry in row i (not raw).
+func (c *auditChain) prevOf(i int, r *chainRow) [32]byte {
+	if r.flags&auditLinked != 0 {
+		return c.rows[i-1].hash
+	}
+	return [32]byte{}
+}
+
+// targetOf is the target of row r (not raw), as written in the body.
+func (c *auditChain) targetOf(r *chainRow) string {
+	switch {
+	case r.flags&auditTargetID != 0:
+		return idString(r.target)
+	case r.flags&auditTargetStr != 0:
+		return c.strAt(binary.LittleEndian.Uint32(r.target[:]))
+	}
+	return ""
+}
+
+// strAt is string n (c.strs is nil until a string is numbered).
+func (c *auditChain) strAt(n uint32) string {
+	if n == 0 {
+		return ""
+	}
+	return c.strs[n]
+}
+
+// encode appends the body of row r at index i, as encodeAudit writes it.
+func (c *auditChain) encode(dst []byte, i int, r *chainRow) []byte {
+	field := func(tag uint64, n int) {
+		dst = binary.AppendUvarint(dst, tag)
+		dst = binary.AppendUvarint(dst, uint64(n))
+	}
+	dst = append(dst, bodyVersion)
+	field(audSeq, 8)
+	dst = binary.LittleEndian.AppendUint64(dst, r.pos)
+	if r.flags&auditTime != 0 {
+		field(audTime, 8)
+		dst = binary.LittleEndian.AppendUint64(dst, uint64(r.ms))
+	}
+	if r.caller != 0 {
+		s := c.strs[r.caller]
+		field(audCaller, len(s))
+		dst = append(dst, s...)
+	}
+	if r.op != 0 {
+		field(audOp, len(c.ops[r.op]))
+		dst = append(dst, c.ops[r.op]...)
+	}
+	switch {
+	case r.flags&auditTargetID != 0:
+		field(audTarget, 32)
+		dst = hex.AppendEncode(dst, r.target[:])
+	case r.flags&auditTargetStr != 0:
+		s := c.strs[binary.LittleEndian.Uint32(r.target[:])]
+		field(audTarget, len(s))
+		dst = append(dst, s...)
+	}
+	prev := c.prevOf(i, r)
+	field(audPrev, 32)
+	dst = append(dst, prev[:]...)
+	field(audHash, 32)
+	return append(dst, r.hash[:]...)
+}
+
+// bodyAt is the body of the entry in row i, as stored.
+func (c *auditChain) bodyAt(i int) []byte {
+	r := &c.rows[i]
+	if r.flags&auditRaw != 0 {
+		return c.raw[r.pos]
+	}
+	return c.encode(nil, i, r)
+}
+
+// detach makes row i (if there is one) raw when its prev is the row
+// before it, ahead of a change to that row.
+func (c *auditChain) detach(i int) {
+	if i < len(c.rows) && c.rows[i].flags&auditLinked != 0 {
+		body := c.encode(nil, i, &c.rows[i])
+		c.keepRaw(c.rows[i].pos, body)
+		c.rows[i] = chainRow{pos: c.rows[i].pos, hash: c.rows[i].hash, flags: auditRaw}
 	}
 }
 
 // append keeps an entry this process made (a batch's chain).
 func (c *auditChain) append(e *AuditEntry) {
-	c.put(e.Seq, encodeAudit(e), e.Hash)
+	if err := c.add(auditID(e.Seq), encodeAudit(e)); err != nil {
+		panic(fmt.Sprintf("vault: an audit entry made here does not read back: %v", err))
+	}
 }
 
 // remove drops the entry at pos (its item was deleted); the head stays
 // where it is, as the chain does not shrink.
 func (c *auditChain) remove(pos uint64) {
-	sp, ok := c.at[pos]
+	i, ok := c.find(pos)
 	if !ok {
 		return
 	}
-	delete(c.at, pos)
-	c.dead += int(sp.n)
+	c.detach(i + 1)
+	if c.rows[i].flags&auditRaw != 0 {
+		delete(c.raw, pos)
+	}
+	c.rows = slices.Delete(c.rows, i, i+1)
 	if pos == c.head {
 		c.headOK = false
 	}
-	if c.dead > auditChunkBytes && c.dead > c.live() {
-		c.repack()
-	}
-}
-
-// live is the bytes of chunks entries still refer to.
-func (c *auditChain) live() int {
-	n := -c.dead
-	for _, ch := range c.chunks {
-		n += len(ch)
-	}
-	return n
-}
-
-// repack copies the entries still held into fresh chunks, dropping the
-// bodies of removed ones.
-func (c *auditChain) repack() {
-	old := *c
-	c.at, c.chunks, c.dead = make(map[uint64]auditSpan, len(old.at)), nil, 0
-	for _, pos := range old.positions() {
-		c.put(pos, old.body(old.at[pos]), [32]byte{})
-	}
-	c.head, c.headHash, c.headOK = old.head, old.headHash, old.headOK
-}
-
-func (c *auditChain) body(sp auditSpan) []byte {
-	return c.chunks[sp.chunk][sp.off : sp.off+sp.n : sp.off+sp.n]
 }
 
 // len is the number of entries held.
-func (c *auditChain) len() int { return len(c.at) }
+func (c *auditChain) len() int { return len(c.rows) }
 
-// get decodes the entry at pos.
-func (c *auditChain) get(pos uint64) (*AuditEntry, bool) {
-	sp, ok := c.at[pos]
-	if !ok {
-		return nil, false
+// entryAt decodes the entry in row i.
+func (c *auditChain) entryAt(i int) (*AuditEntry, bool) {
+	r := &c.rows[i]
+	if r.flags&auditRaw != 0 {
+		e, err := decodeAudit(c.raw[r.pos])
+		if err != nil {
+			return nil, false // checked when added
+		}
+		return e, true
 	}
-	e, err := decodeAudit(c.body(sp))
-	if err != nil {
-		return nil, false // checked when added
+	e := &AuditEntry{Seq: r.pos, Caller: c.strAt(r.caller), Op: c.ops[r.op], Target: c.targetOf(r),
+		Prev: c.prevOf(i, r), Hash: r.hash}
+	if r.flags&auditTime != 0 {
+		e.Time = time.UnixMilli(r.ms).UTC()
 	}
 	return e, true
 }
 
+// get decodes the entry at pos.
+func (c *auditChain) get(pos uint64) (*AuditEntry, bool) {
+	i, ok := c.find(pos)
+	if !ok {
+		return nil, false
+	}
+	return c.entryAt(i)
+}
+
 // positions lists the positions held, ascending.
 func (c *auditChain) positions() []uint64 {
-	out := make([]uint64, 0, len(c.at))
-	for pos := range c.at {
-		out = append(out, pos)
+	out := make([]uint64, len(c.rows))
+	for i := range c.rows {
+		out[i] = c.rows[i].pos
 	}
-	slices.Sort(out)
 	return out
 }
 
 // each decodes every entry in position order and calls fn with it.
 func (c *auditChain) each(fn func(pos uint64, e *AuditEntry)) {
-	for _, pos := range c.positions() {
-		if e, ok := c.get(pos); ok {
-			fn(pos, e)
+	for i := range c.rows {
+		if e, ok := c.entryAt(i); ok {
+			fn(c.rows[i].pos, e)
 		}
+	}
+}
+
+// eachBody calls fn with every entry's position and body as stored, in
+// position order; the body is fn's to keep.
+func (c *auditChain) eachBody(fn func(pos uint64, body []byte)) {
+	for i := range c.rows {
+		fn(c.rows[i].pos, c.bodyAt(i))
 	}
 }
 

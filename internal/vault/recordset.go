@@ -186,7 +186,7 @@ func (f facet) tags() []string {
 // facet reads row i's filter fields.
 func (t *recordTable) facet(i int) facet {
 	le := binary.LittleEndian
-	str := func(c int) string { return t.strings[le.Uint32(t.strCol[c][4*i:])] }
+	str := func(c int) string { return t.str(c, i) }
 	return facet{Namespace: str(colNamespace), Kind: str(colKind), Caller: str(colCaller), Expires: str(colExpires),
 		Discovered: str(colDiscovered), Created: fromTableTime(int64(le.Uint64(t.created[8*i:]))),
 		Seq: t.seqAt(i), Reference: t.flags[i]&tableReference != 0, Live: !t.superseded[i],
@@ -195,45 +195,124 @@ func (t *recordTable) facet(i int) facet {
 
 // meta is row i's search metadata, as metaOf gives it for its record.
 func (t *recordTable) meta(i int) search.DocMeta {
-	le := binary.LittleEndian
-	ns := t.strings[le.Uint32(t.strCol[colNamespace][4*i:])]
+	ns := t.str(colNamespace, i)
 	ref := t.flags[i]&tableReference != 0
 	return search.DocMeta{
-		Namespace: ns, Seq: t.seqAt(i), Importance: math.Float64frombits(le.Uint64(t.imp[8*i:])),
-		Opinion:   t.strings[le.Uint32(t.strCol[colKind][4*i:])] == KindOpinion,
-		Affirmed:  fromTableTime(int64(le.Uint64(t.affirm[8*i:]))),
+		Namespace: ns, Seq: t.seqAt(i), Importance: t.impAt(i),
+		Opinion:   t.str(colKind, i) == KindOpinion,
+		Affirmed:  fromTableTime(t.affirmAt(i)),
 		Reference: ref || isPack(ns),
 	}
 }
 
 // slim is t with only what the rows need once the table is adopted, in
 // bytes of its own: the table's bytes also hold the seals and the audit
-// entries (copied into the audit chain), about half of them at 100,000
-// memories.
+// entries (held by the audit chain), about half of them at 100,000
+// memories. It finds rows by their ids alone, without the keys the open
+// searched with, and keeps a column narrower when its values allow: the
+// string numbers as u16 (a vault has hundreds of strings, not 65,536),
+// seq as u32, importance as a byte into the few values a vault uses, and
+// no affirmed column when no record has one (no opinion).
 func (t *recordTable) slim() *recordTable {
-	cols := [][]byte{t.ids, t.seq, t.created, t.affirm, t.imp, t.docs, t.windows, t.flags}
-	cols = append(cols, t.strCol[:]...)
-	cols = append(cols, t.textOff, t.text, t.restOff, t.rest)
-	size := 0
-	for _, c := range cols {
-		size += len(c)
+	le := binary.LittleEndian
+	s := &recordTable{epoch: t.epoch, model: t.model, dim: t.dim, n: t.n, strings: t.strings, superseded: t.superseded, docRow: t.docRow}
+	s.strNarrow, s.seqNarrow, s.affirmNone = len(t.strings) <= 1<<16, true, true
+	dict := map[uint64]byte{}
+	for i := 0; i < t.n; i++ {
+		s.seqNarrow = s.seqNarrow && le.Uint64(t.seq[8*i:]) <= math.MaxUint32
+		s.affirmNone = s.affirmNone && int64(le.Uint64(t.affirm[8*i:])) == tableZeroTime
+		if bits := le.Uint64(t.imp[8*i:]); dict != nil {
+			if _, ok := dict[bits]; !ok {
+				if len(dict) == 256 {
+					dict = nil
+					continue
+				}
+				dict[bits] = byte(len(dict))
+				s.impDict = append(s.impDict, bits)
+			}
+		}
 	}
-	buf := make([]byte, 0, size)
-	take := func(c []byte) []byte {
-		buf = append(buf, c...)
-		return buf[len(buf)-len(c) : len(buf) : len(buf)]
+	if dict == nil {
+		s.impDict = nil
 	}
-	s := &recordTable{epoch: t.epoch, model: t.model, dim: t.dim, n: t.n, keys: t.keys, strings: t.strings, superseded: t.superseded, docRow: t.docRow}
-	s.ids, s.seq, s.created, s.affirm, s.imp = take(t.ids), take(t.seq), take(t.created), take(t.affirm), take(t.imp)
-	s.docs, s.windows, s.flags = take(t.docs), take(t.windows), take(t.flags)
+	// One block of exactly the bytes the columns take.
+	seqW, affW, impW, strW := 8, 8, 8, 4
+	if s.seqNarrow {
+		seqW = 4
+	}
+	if s.affirmNone {
+		affW = 0
+	}
+	if s.impDict != nil {
+		impW = 1
+	}
+	if s.strNarrow {
+		strW = 2
+	}
+	fixed := 16 + seqW + 8 + affW + impW + 4 + 2 + 1 + stringCols*strW
+	buf := make([]byte, 0, fixed*t.n+len(t.textOff)+len(t.text)+len(t.restOff)+len(t.rest))
+	// col appends column c, each of its entries of width bytes rewritten by
+	// put, and returns it.
+	col := func(c []byte, width int, put func(dst []byte, v []byte) []byte) []byte {
+		start := len(buf)
+		if put == nil {
+			buf = append(buf, c...)
+		} else {
+			for i := 0; i < len(c)/width; i++ {
+				buf = put(buf, c[width*i:width*i+width])
+			}
+		}
+		return buf[start:len(buf):len(buf)]
+	}
+	s.ids = col(t.ids, 16, nil)
+	if s.seqNarrow {
+		s.seq = col(t.seq, 8, func(dst, v []byte) []byte { return le.AppendUint32(dst, uint32(le.Uint64(v))) })
+	} else {
+		s.seq = col(t.seq, 8, nil)
+	}
+	s.created = col(t.created, 8, nil)
+	if !s.affirmNone {
+		s.affirm = col(t.affirm, 8, nil)
+	}
+	if s.impDict != nil {
+		s.imp = col(t.imp, 8, func(dst, v []byte) []byte { return append(dst, dict[le.Uint64(v)]) })
+	} else {
+		s.imp = col(t.imp, 8, nil)
+	}
+	s.docs, s.windows, s.flags = col(t.docs, 4, nil), col(t.windows, 2, nil), col(t.flags, 1, nil)
 	for c := range t.strCol {
-		s.strCol[c] = take(t.strCol[c])
+		if s.strNarrow {
+			s.strCol[c] = col(t.strCol[c], 4, func(dst, v []byte) []byte { return le.AppendUint16(dst, uint16(le.Uint32(v))) })
+		} else {
+			s.strCol[c] = col(t.strCol[c], 4, nil)
+		}
 	}
-	s.textOff, s.text, s.restOff, s.rest = take(t.textOff), take(t.text), take(t.restOff), take(t.rest)
+	s.textOff, s.text, s.restOff, s.rest = col(t.textOff, 4, nil), col(t.text, 1, nil), col(t.restOff, 4, nil), col(t.rest, 1, nil)
 	return s
 }
 
-func (t *recordTable) seqAt(i int) uint64 { return binary.LittleEndian.Uint64(t.seq[8*i:]) }
+func (t *recordTable) seqAt(i int) uint64 {
+	if t.seqNarrow {
+		return uint64(binary.LittleEndian.Uint32(t.seq[4*i:]))
+	}
+	return binary.LittleEndian.Uint64(t.seq[8*i:])
+}
+
+// impAt is row i's importance.
+func (t *recordTable) impAt(i int) float64 {
+	if t.impDict != nil {
+		return math.Float64frombits(t.impDict[t.imp[i]])
+	}
+	return math.Float64frombits(binary.LittleEndian.Uint64(t.imp[8*i:]))
+}
+
+// affirmAt is row i's affirmed time in the column's Unix milliseconds.
+func (t *recordTable) affirmAt(i int) int64 {
+	if t.affirmNone {
+		return tableZeroTime
+	}
+	return int64(binary.LittleEndian.Uint64(t.affirm[8*i:]))
+}
 
 // lookup is get with the map's comma-ok.
 func (s *recordSet) lookup(id string) (*Record, bool) {

@@ -96,11 +96,17 @@ type recordTable struct {
 	windows []byte   // n × u16
 	flags   []byte   // n × u8
 	strCol  [stringCols][]byte
-	strings []string // interned
-	textOff []byte   // (n+1) × u32
-	text    []byte
-	restOff []byte // (n+1) × u32
-	rest    []byte
+	// Narrower columns a slimmed table may keep (slim): strNarrow, the
+	// string columns hold u16 numbers, not u32; seqNarrow, seq holds u32;
+	// impDict non-nil, imp holds one byte per row, a number into impDict
+	// (f64 bits); affirmNone, affirm is empty as every row's is absent.
+	strNarrow, seqNarrow, affirmNone bool
+	impDict                          []uint64
+	strings                          []string // interned
+	textOff                          []byte   // (n+1) × u32
+	text                             []byte
+	restOff                          []byte // (n+1) × u32
+	rest                             []byte
 	// The audit entries (kind 3) it covers.
 	na       int
 	audIDs   []byte // na × 16
@@ -126,6 +132,14 @@ type recordTable struct {
 
 func (t *recordTable) id(i int) []byte { return t.ids[16*i : 16*i+16] }
 
+// str is row i's string in string column c.
+func (t *recordTable) str(c, i int) string {
+	if t.strNarrow {
+		return t.strings[binary.LittleEndian.Uint16(t.strCol[c][2*i:])]
+	}
+	return t.strings[binary.LittleEndian.Uint32(t.strCol[c][4*i:])]
+}
+
 // keyOf is an id's first 8 bytes as a big-endian number: ids ascend as
 // these do, ties broken by the last 8.
 func keyOf(id []byte) uint64 { return binary.BigEndian.Uint64(id) }
@@ -146,19 +160,26 @@ func (t *recordTable) auditBody(i int) []byte {
 }
 
 // search16 finds id among ids (16 bytes each, ascending; keys their
-// keyOf), or −1.
+// keyOf, or nil to read them from ids), or −1.
 func search16(ids []byte, keys []uint64, id vaultfmt.ID) int {
 	k := keyOf(id[:])
-	lo, hi := 0, len(keys)
+	n := len(ids) / 16
+	lo, hi := 0, n
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if mk := keys[m]; mk < k || mk == k && bytes.Compare(ids[16*m:16*m+16], id[:]) < 0 {
+		var mk uint64
+		if keys != nil {
+			mk = keys[m]
+		} else {
+			mk = keyOf(ids[16*m:])
+		}
+		if mk < k || mk == k && bytes.Compare(ids[16*m:16*m+16], id[:]) < 0 {
 			lo = m + 1
 		} else {
 			hi = m
 		}
 	}
-	if lo < len(keys) && bytes.Equal(ids[16*lo:16*lo+16], id[:]) {
+	if lo < n && bytes.Equal(ids[16*lo:16*lo+16], id[:]) {
 		return lo
 	}
 	return -1
@@ -490,16 +511,16 @@ func (t *recordTable) record(i int, engine *search.Engine) *Record {
 	r := &Record{
 		ID:         idString(vaultfmt.ID(id)),
 		Text:       string(t.text[le.Uint32(t.textOff[4*i:]):le.Uint32(t.textOff[4*i+4:])]),
-		Source:     t.strings[le.Uint32(t.strCol[colSource][4*i:])],
-		Discovered: t.strings[le.Uint32(t.strCol[colDiscovered][4*i:])],
+		Source:     t.str(colSource, i),
+		Discovered: t.str(colDiscovered, i),
 		Created:    fromTableTime(int64(le.Uint64(t.created[8*i:]))),
-		Namespace:  t.strings[le.Uint32(t.strCol[colNamespace][4*i:])],
-		Importance: math.Float64frombits(le.Uint64(t.imp[8*i:])),
-		Kind:       t.strings[le.Uint32(t.strCol[colKind][4*i:])],
-		Expires:    t.strings[le.Uint32(t.strCol[colExpires][4*i:])],
-		Caller:     t.strings[le.Uint32(t.strCol[colCaller][4*i:])],
-		Affirmed:   fromTableTime(int64(le.Uint64(t.affirm[8*i:]))),
-		Seq:        le.Uint64(t.seq[8*i:]),
+		Namespace:  t.str(colNamespace, i),
+		Importance: t.impAt(i),
+		Kind:       t.str(colKind, i),
+		Expires:    t.str(colExpires, i),
+		Caller:     t.str(colCaller, i),
+		Affirmed:   fromTableTime(t.affirmAt(i)),
+		Seq:        t.seqAt(i),
 	}
 	f := t.flags[i]
 	r.Quarantined, r.Reference = f&tableQuarantined != 0, f&tableReference != 0
@@ -558,12 +579,12 @@ func (s *state) DeriveSealed(epoch uint64, live func(vaultfmt.ID) bool, seal fun
 		rows = append(rows, row)
 	}
 	var auds []auditRow
-	for pos, sp := range s.audit.at {
+	s.audit.eachBody(func(pos uint64, body []byte) {
 		id := auditID(pos)
 		if sl, ok := seal(id); ok {
-			auds = append(auds, auditRow{id: id, seal: sl, body: s.audit.body(sp)})
+			auds = append(auds, auditRow{id: id, seal: sl, body: body})
 		}
-	}
+	})
 	b := encodeTable(epoch, model, dim, rows, auds)
 	parts := max(1, (len(b)+segmentPartBytes-1)/segmentPartBytes)
 	if parts > 1<<16-1 {
@@ -679,11 +700,9 @@ func (s *state) openTable(parts map[vaultfmt.ID][]byte) (*recordTable, error) {
 		t.docRow[doc] = int32(i)
 	}
 	t.matched, t.audMatched = make([]bool, t.n), make([]bool, t.na)
-	if s.audit.len() == 0 {
-		// The table says how many entries are coming: one map of the
-		// right size instead of growing it a hundred thousand times.
-		s.audit.at = make(map[uint64]auditSpan, t.na+t.na/8)
-	}
+	// The table says how many entries are coming: room for them at once
+	// instead of growing a hundred thousand times.
+	s.audit.grow(t.na)
 	return t, nil
 }
 
@@ -702,8 +721,8 @@ func (s *state) applyCovered(id vaultfmt.ID, kind vaultfmt.Kind, row uint32) err
 			return nil
 		}
 		t.audMatched[i] = true
-		// The body is checked as an opened one is, and copied into the
-		// chain's own chunks.
+		// The body is checked as an opened one is, and kept as the
+		// chain's row.
 		if err := s.audit.add(id, t.auditBody(i)); err != nil {
 			t.bad = fmt.Errorf("%w: %w", errTable, err)
 		}

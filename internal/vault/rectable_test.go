@@ -83,12 +83,15 @@ func auditEqual(t *testing.T, got, want *Vault) {
 	if g, w := got.st.audit.positions(), want.st.audit.positions(); !slices.Equal(g, w) {
 		t.Fatalf("audit positions %d, want %d", len(g), len(w))
 	}
-	for pos, sp := range want.st.audit.at {
-		gsp, ok := got.st.audit.at[pos]
-		if !ok || !bytes.Equal(got.st.audit.body(gsp), want.st.audit.body(sp)) {
+	var bodies [][]byte
+	want.st.audit.eachBody(func(_ uint64, body []byte) { bodies = append(bodies, body) })
+	i := 0
+	got.st.audit.eachBody(func(pos uint64, body []byte) {
+		if !bytes.Equal(body, bodies[i]) {
 			t.Fatalf("audit entry %d differs", pos)
 		}
-	}
+		i++
+	})
 	if g, w := got.st.audit.verify(), want.st.audit.verify(); !reflect.DeepEqual(g, w) {
 		t.Fatalf("audit verify %+v, want %+v", g, w)
 	}
@@ -679,5 +682,55 @@ func TestRowsTakeWrites(t *testing.T) {
 	}
 	if want := rowScans(t, full); !slices.Equal(scans, want) {
 		t.Errorf("scans after writes to rows:\n%s\nwant\n%s", strings.Join(scans, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestTableSlimReadsAsDecoded: the slimmed table (narrower columns where
+// the values allow, rows found without the keys) builds every record as
+// the decoded table does: with a few strings, small write orders, one
+// importance and no opinion; and with more than 65,536 strings (a source
+// per memory), write orders past 2^32, a thousand importances and
+// affirmed times.
+func TestTableSlimReadsAsDecoded(t *testing.T) {
+	for _, n := range []int{300, 1<<16 + 10} {
+		rows := make([]tableRow, n)
+		for i := range rows {
+			var id vaultfmt.ID
+			binary.BigEndian.PutUint64(id[:], uint64(i)*0x9e3779b97f4a7c15)
+			binary.BigEndian.PutUint64(id[8:], uint64(i))
+			r := &Record{ID: idString(id), Text: fmt.Sprintf("claim %d", i), Source: fmt.Sprintf("file-%d.md", i),
+				Namespace: []string{"main", "work"}[i%2], Caller: "agent", Seq: uint64(i + 1), Importance: 0.5,
+				Created: time.UnixMilli(int64(1_700_000_000_000 + i)).UTC(), Tags: []string{"t"}}
+			if wide := n > 1<<16; wide {
+				r.Seq += 1 << 33
+				r.Importance = float64(i%1000) / 1000
+				if i%3 == 0 {
+					r.Kind, r.Affirmed = KindOpinion, time.UnixMilli(int64(1_710_000_000_000+i)).UTC()
+				}
+			}
+			rows[i] = tableRow{id: id, r: r, doc: tableNoDoc}
+		}
+		tab, err := decodeTable(encodeTable(1, [8]byte{}, 0, rows, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		slim := tab.slim()
+		narrow := n < 1<<16
+		if slim.strNarrow != narrow || slim.seqNarrow != narrow || slim.affirmNone != narrow || (slim.impDict != nil) != narrow || slim.keys != nil {
+			t.Fatalf("%d rows: narrow %v %v %v %v, keys %d", n, slim.strNarrow, slim.seqNarrow, slim.affirmNone, slim.impDict != nil, len(slim.keys))
+		}
+		for _, i := range []int{0, 1, 2, 3, n / 2, n - 1} {
+			id := vaultfmt.ID(tab.id(i))
+			if tab.row(id) != i || slim.row(id) != i {
+				t.Fatalf("row of %x: %d, slim %d, want %d", id, tab.row(id), slim.row(id), i)
+			}
+			g, w := slim.record(i, nil), tab.record(i, nil)
+			if !bytes.Equal(encodeRecord(g), encodeRecord(w)) || g.ID != w.ID || g.Source != "file-"+strings.TrimPrefix(w.Text, "claim ")+".md" {
+				t.Fatalf("row %d: %+v, want %+v", i, g, w)
+			}
+			if slim.facet(i).Namespace != tab.facet(i).Namespace || slim.meta(i) != tab.meta(i) {
+				t.Fatalf("row %d: facet or meta differ", i)
+			}
+		}
 	}
 }

@@ -91,6 +91,7 @@ func (s *state) settle() error {
 		return nil
 	}
 	s.loading = false
+	s.audit.trim()
 	return s.index.build(s.records.all())
 }
 
