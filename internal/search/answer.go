@@ -35,8 +35,11 @@ const (
 	// askMoney: how much, with a word of paying ("cost", "pay", "price").
 	askMoney
 	// askIdentifier: what or which code, number, port, PIN, password, URL,
-	// address, IP, id, version or postcode.
+	// address, IP, id or postcode.
 	askIdentifier
+	// askVersion: what or which version, answered by a number ("1.7",
+	// "16", "v0.9.0") or a release's name ("the latest", "LTS").
+	askVersion
 )
 
 // String names the kind, for --explain.
@@ -52,6 +55,8 @@ func (k answerKind) String() string {
 		return "money"
 	case askIdentifier:
 		return "identifier"
+	case askVersion:
+		return "version"
 	}
 	return ""
 }
@@ -124,6 +129,9 @@ func askedByNoun(words []string) answerKind {
 			continue
 		}
 		if i+1 == len(words) || functionWords[words[i+1]] && !(words[i+1] == "of" && (w == "number" || w == "code")) {
+			if w == "version" {
+				return askVersion
+			}
 			return askIdentifier
 		}
 		break
@@ -193,6 +201,10 @@ func holdsKind(k answerKind, text string) bool {
 			}
 		case askIdentifier:
 			if strings.ContainsAny(w, "0123456789") || isAddress(w) || quoted(f) {
+				return true
+			}
+		case askVersion:
+			if isNumber(w) || isNumber(strings.TrimPrefix(w, "v")) || versionWord[w] {
 				return true
 			}
 		}
@@ -268,6 +280,8 @@ var (
 		jan feb mar apr jun jul aug sep sept oct nov dec christmas easter midsummer holiday holidays
 		second seconds minute minutes hour hours day days week weeks fortnight month months year years
 		decade decades quarter season first`)
+	// versionWord names a release without its number.
+	versionWord  = wordSet(`latest newest current stable lts nightly beta alpha`)
 	currencyWord = wordSet(`sek eur usd gbp nok dkk chf jpy cad aud inr pln czk kr kronor krona kroner
 		euro euros dollar dollars pound pounds cent cents pence penny yen franc francs rupee rupees
 		peso pesos zloty free`)
