@@ -144,7 +144,7 @@ func askedByNoun(words []string) answerKind {
 // for each comma (what [mainClause] reads).
 func questionWords(q string) []string {
 	var out []string
-	for _, f := range strings.Fields(strings.ToLower(q)) {
+	for f := range strings.FieldsSeq(strings.ToLower(q)) {
 		comma := strings.HasSuffix(strings.TrimRight(f, "?!.;:\"')”’"), ",")
 		f = strings.TrimFunc(f, func(c rune) bool { return !unicode.IsLetter(c) && !unicode.IsDigit(c) })
 		if f != "" {
@@ -183,7 +183,7 @@ func holdsKind(k answerKind, text string) bool {
 	if k == askAny {
 		return true
 	}
-	for _, f := range strings.Fields(text) {
+	for f := range strings.FieldsSeq(text) {
 		raw := strings.TrimFunc(f, func(c rune) bool { return unicode.IsPunct(c) && !strings.ContainsRune("$€£¥%", c) })
 		w := strings.ToLower(raw)
 		switch k {
