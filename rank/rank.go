@@ -874,13 +874,13 @@ const WUnknown = 0.25
 // the 4 confident ones, "When is Henrik's birthday?", "How much did the
 // Crete trip cost?" and "Which Terraform version do we pin for the infra
 // repo?") and the answers labelled strong or likely stay
-// at 0.57: the answer of every one of its 26 questions that ask for a
+// at 0.57: the answer of every one of its 28 questions that ask for a
 // kind holds it. On LongMemEval dev turns, unrelated 0.867 → 0.871 and
 // answered strong or likely 0.651, unchanged (no gold turn in a default
 // answer lacks the kind asked). On the held-out proxy of session 12,
 // looked at only to validate: 0.75 → 0.875 (4 of its 8 confident
 // unrelated questions: a gate code, an age, a height, a rest time), the
-// answers of its 16 typed questions all hold the kind, and its answers
+// answers of its 18 typed questions all hold the kind, and its answers
 // labelled strong or likely stay at 0.551. The check reads words only,
 // so it means the same for every model.
 func AnswerFactor(lacks bool) float64 {

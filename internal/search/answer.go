@@ -103,12 +103,12 @@ func askedKind(question string) answerKind {
 	return askAny
 }
 
-// askedByNoun reads "what (is) (the) … NOUN" after the wh-word: the time
-// nouns ask for a time right after it ("what time does …", "which day
-// of the week", not "what time zone"), the identifier nouns for an
-// identifier when the noun ends the noun phrase within its first five
-// words (followed by the end or a function word: "the gate code?", "what
-// port does …", not "the number of", "the code of conduct" nor "the code
+// askedByNoun reads "what (is) (the) … NOUN" after the wh-word: a time
+// noun asks for a time, an identifier noun for an identifier, when the
+// noun ends the noun phrase within its first five words (followed by the
+// end or a function word: "what time does …", "which day of the week",
+// "Henrik's birthday?", "the gate code?", "what port does …"; not "what
+// time zone", "the number of", "the code of conduct" nor "the code
 // review policy").
 func askedByNoun(words []string) answerKind {
 	if len(words) > 0 && (words[0] == "is" || words[0] == "are" || words[0] == "was" || words[0] == "were") {
@@ -117,18 +117,19 @@ func askedByNoun(words []string) answerKind {
 	if len(words) > 0 && determiner[words[0]] {
 		words = words[1:]
 	}
-	if len(words) > 0 && timeNoun[words[0]] && (len(words) == 1 || functionWords[words[1]]) {
-		return askTime
-	}
 	for i, w := range words[:min(len(words), 5)] {
 		w = strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s")
+		ends := i+1 == len(words) || functionWords[words[i+1]]
+		if timeNoun[w] && ends {
+			return askTime
+		}
 		if !identifierNoun[w] {
 			if functionWords[w] {
 				break
 			}
 			continue
 		}
-		if i+1 == len(words) || functionWords[words[i+1]] && !(words[i+1] == "of" && (w == "number" || w == "code")) {
+		if ends && !(i+1 < len(words) && words[i+1] == "of" && (w == "number" || w == "code")) {
 			if w == "version" {
 				return askVersion
 			}
@@ -257,10 +258,10 @@ var (
 		is are was were do does did can could should would will shall`)
 	determiner = wordSet(`the a an my our your his her their its this that these those`)
 	// timeNoun after "what"/"which" asks for a time.
-	timeNoun = wordSet(`time date day days year month week weekday hour`)
+	timeNoun = wordSet(`time date dates day days year month week weekday hour birthday anniversary deadline`)
 	// identifierNoun ending the noun phrase after "what"/"which" asks for
 	// something written with digits or as an address.
-	identifierNoun = wordSet(`code number port pin password passcode passphrase url address ip id version postcode zip`)
+	identifierNoun = wordSet(`code number port pin password passcode passphrase url address email e-mail ip id version postcode zip`)
 	// payingWord turns "how much" into a question about money.
 	payingWord = wordSet(`money cost costs costed pay paid pays paying price prices priced spend spends spent spending
 		charge charges charged fee fees earn earns earned rent salary worth budget owe owed owes`)
