@@ -34,8 +34,9 @@ const (
 	askSpan
 	// askMoney: how much, with a word of paying ("cost", "pay", "price").
 	askMoney
-	// askIdentifier: what or which code, number, port, PIN, password, URL,
-	// address, IP, id or postcode.
+	// askIdentifier: what or which code, number, port, PIN, passcode, URL,
+	// address, e-mail, IP, id or postcode (not a password: one is as often
+	// a plain word).
 	askIdentifier
 	// askVersion: what or which version, answered by a number ("1.7",
 	// "16", "v0.9.0") or a release's name ("the latest", "LTS").
@@ -201,7 +202,7 @@ func holdsKind(k answerKind, text string) bool {
 				return true
 			}
 		case askIdentifier:
-			if strings.ContainsAny(w, "0123456789") || isAddress(w) || quoted(f) {
+			if strings.ContainsAny(w, "0123456789") || isAddress(w) || quoted(f) || capitals(raw) {
 				return true
 			}
 		case askVersion:
@@ -237,6 +238,21 @@ func isAddress(w string) bool {
 
 func isAlnum(b byte) bool { return b >= 'a' && b <= 'z' || b >= '0' && b <= '9' }
 
+// capitals reports whether a word is written in capitals, three letters
+// or more ("WELCOME25" has a digit anyway; "SUMMER" is a code as much).
+func capitals(w string) bool {
+	n := 0
+	for _, c := range w {
+		if unicode.IsLower(c) {
+			return false
+		}
+		if unicode.IsUpper(c) {
+			n++
+		}
+	}
+	return n >= 3
+}
+
 // quoted reports whether a field is written in quotes or backticks (a
 // password, a command).
 func quoted(f string) bool {
@@ -261,7 +277,7 @@ var (
 	timeNoun = wordSet(`time date dates day days year month week weekday hour birthday anniversary deadline`)
 	// identifierNoun ending the noun phrase after "what"/"which" asks for
 	// something written with digits or as an address.
-	identifierNoun = wordSet(`code number port pin password passcode passphrase url address email e-mail ip id version postcode zip`)
+	identifierNoun = wordSet(`code number port pin passcode url address email e-mail ip id version postcode zip`)
 	// payingWord turns "how much" into a question about money.
 	payingWord = wordSet(`money cost costs costed pay paid pays paying price prices priced spend spends spent spending
 		charge charges charged fee fees earn earns earned rent salary worth budget owe owed owes`)
