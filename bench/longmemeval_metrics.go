@@ -178,7 +178,7 @@ func confident(r search.Result) bool {
 // turn) and the previous, unrelated one (when there is one).
 func (s *cutSums) add(eng *search.Engine, c lmeCorpus, question string, qvec []float32, other string, otherVec []float32) error {
 	if gold := c.gold(); len(gold) > 0 {
-		res, err := eng.Search(search.Query{Text: question, Vector: qvec})
+		res, err := eng.Search(search.Query{Text: question, Vector: qvec, RecordText: c.text})
 		if err != nil {
 			return err
 		}
@@ -194,7 +194,7 @@ func (s *cutSums) add(eng *search.Engine, c lmeCorpus, question string, qvec []f
 	if other == "" {
 		return nil
 	}
-	res, err := eng.Search(search.Query{Text: other, Vector: otherVec})
+	res, err := eng.Search(search.Query{Text: other, Vector: otherVec, RecordText: c.text})
 	if err != nil {
 		return err
 	}
@@ -204,6 +204,15 @@ func (s *cutSums) add(eng *search.Engine, c lmeCorpus, question string, qvec []f
 		s.unrelatedCalm++
 	}
 	return nil
+}
+
+// text is a turn's words, what the answer's confidence reads of a result
+// as the vault gives it a record's (search.Query.RecordText).
+func (c lmeCorpus) text(doc uint32) string {
+	if int64(doc) >= int64(len(c.texts)) {
+		return ""
+	}
+	return c.texts[doc]
 }
 
 // count adds a cut's results to returned, and one to empty when there

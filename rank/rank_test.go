@@ -369,6 +369,11 @@ func TestConfidenceLabels(t *testing.T) {
 	if Match(Confidence(Answer{Relevance: 1, Lead: LeadCap, LiteralFirst: true, First: true, Unknown: true})) != MatchWeak || UnknownFactor(false) != 1 {
 		t.Error("an unknown name leaves a result likely, or a known one lowers it")
 	}
+	// Nor does any confidence survive a record lacking the kind of answer
+	// asked, and one holding it keeps its own.
+	if Match(AnswerFactor(true)*Confidence(Answer{Relevance: 1, Lead: LeadCap, LiteralFirst: true, First: true})) != MatchWeak || AnswerFactor(false) != 1 {
+		t.Error("a record lacking the kind of answer asked stays likely, or one holding it is lowered")
+	}
 }
 
 // Behind: a result after the first keeps its own confidence, or the

@@ -38,6 +38,13 @@ type Query struct {
 	Now time.Time
 	// Explain fills Result.Explain.
 	Explain bool
+	// RecordText returns a record's own words (its text without the
+	// provenance clause), which the answer's confidence reads when the
+	// question asks for a kind of answer they can be checked for
+	// (rank.AnswerFactor); nil leaves that check out. It is called with
+	// the engine's read lock held, for the answer's results only, so it
+	// must not call the engine.
+	RecordText func(doc uint32) string
 }
 
 // Result is one returned record.
@@ -111,6 +118,12 @@ type Explanation struct {
 	// Rarest is rank.RarestShare: how far the record is about the
 	// query's rarest word some record holds (what Confidence reads).
 	Rarest float64 `json:"rarest"`
+	// Asks is the kind of answer the query asks for (time, quantity,
+	// span, money, identifier; empty: none the words can be checked
+	// for), Lacks that the record holds no expression of it
+	// (rank.AnswerFactor).
+	Asks  string `json:"asks,omitempty"`
+	Lacks bool   `json:"lacks,omitempty"`
 }
 
 // QueryTerm is one term of the query as the literal channel read it.
@@ -166,6 +179,9 @@ func (e *Engine) Search(q Query) ([]Result, error) {
 	r.entities, r.entityInfo, r.unknownNamed = r.namedTerms()
 	r.novel = r.novelty()
 	r.rarest = r.rarestTerms()
+	if q.RecordText != nil {
+		r.asks = askedKind(q.Text)
+	}
 	pool := rank.PoolSize
 	for attempt := 0; ; attempt++ {
 		cands := r.gather(pool)
@@ -232,6 +248,8 @@ type run struct {
 	// informative terms, function words aside, of the smallest document
 	// frequency some record has (bit i for term i; 0: the query has none).
 	rarest uint64
+	// asks is the kind of answer the query asks for (askedKind).
+	asks answerKind
 	// What the last gather saw at the edge of each pool, to bound the
 	// score of records beyond it.
 	vecFull, lexFull bool
@@ -731,15 +749,30 @@ func (r *run) results(kept []*candidate, picked []int) []Result {
 			// because its evidence about something else is strong.
 			conf = rank.Behind(conf, firstConf, min(weighed(c)/firstWeighed, c.entity))
 		}
+		// A record holding nothing of the kind of answer asked is not
+		// floored up by the first result's confidence, nor does it
+		// floor the results after it.
+		lacks := r.lacksAnswer(c)
+		conf *= rank.AnswerFactor(lacks)
+		if n == 0 {
+			firstConf = conf
+		}
 		res := Result{Doc: c.doc, Score: c.scored.Final, Unaged: c.scored.Unaged, Confidence: conf, Match: rank.Match(conf)}
 		if r.q.Explain {
 			res.Explain = r.explain(c)
 			res.Explain.Relevance, res.Explain.Lead, res.Explain.Rare, res.Explain.Entity = c.scored.Relevance, lead, c.scored.Rare, c.entity
 			res.Explain.Standout, res.Explain.Novel, res.Explain.Rarest = standout, r.novel, r.rarestShare(c)
+			res.Explain.Asks, res.Explain.Lacks = r.asks.String(), lacks
 		}
 		out = append(out, res)
 	}
 	return out
+}
+
+// lacksAnswer reports whether the query asks for a kind of answer the
+// candidate's own words hold no expression of (rank.AnswerFactor).
+func (r *run) lacksAnswer(c *candidate) bool {
+	return r.asks != askAny && !holdsKind(r.asks, r.q.RecordText(c.doc))
 }
 
 // nthUnaged is the nth best unaged score of the candidates, weighed by

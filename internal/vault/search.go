@@ -159,6 +159,12 @@ func (v *Vault) Recall(req SearchRequest) (SearchResult, error) {
 			return ok && keepFacet(f)
 		},
 		Now: v.now(), Explain: req.Explain,
+		RecordText: func(doc uint32) string {
+			if r := ix.rec(doc); r != nil {
+				return r.Text
+			}
+			return ""
+		},
 	})
 	hits := make([]SearchHit, 0, len(results))
 	for _, res := range results {
