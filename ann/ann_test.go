@@ -451,6 +451,11 @@ func FuzzUnmarshal(f *testing.F) {
 	q := []float32{0.5, -0.5, 0.5, 0.5}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		idx, err := Unmarshal(b)
+		// The same bytes in parts decode as the whole do.
+		_, partsErr := UnmarshalParts(splitEvery(b, 1+len(b)%29))
+		if (err == nil) != (partsErr == nil) {
+			t.Fatalf("whole bytes: %v; in parts: %v", err, partsErr)
+		}
 		if err != nil {
 			if !errors.Is(err, ErrCorrupt) {
 				t.Fatalf("error does not wrap ErrCorrupt: %v", err)

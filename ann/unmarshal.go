@@ -4,26 +4,86 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"unsafe"
 )
 
-// decoder reads little-endian values with bounds checks; the first
-// shortfall sticks, so callers check once.
+// decoder reads little-endian values with bounds checks from bytes that
+// may come in consecutive parts (a vault stores a large index split over
+// several items); the first shortfall sticks, so callers check once.
 type decoder struct {
-	b   []byte
-	err error
+	b    []byte   // the unread bytes of the current part
+	more [][]byte // the parts after it
+	left uint64   // unread bytes in b and more
+	// join holds a value that straddles two parts, valid until the
+	// next take.
+	join []byte
+	err  error
 }
 
+func newDecoder(parts [][]byte) *decoder {
+	d := &decoder{more: parts}
+	for _, p := range parts {
+		d.left += uint64(len(p))
+	}
+	d.nextPart()
+	return d
+}
+
+// nextPart moves to the next non-empty part, if b is used up.
+func (d *decoder) nextPart() {
+	for len(d.b) == 0 && len(d.more) > 0 {
+		d.b, d.more = d.more[0], d.more[1:]
+	}
+}
+
+// take returns the next n bytes, valid until the next take. Only small
+// values may straddle two parts (they are copied); [decoder.copyTo]
+// reads large runs.
 func (d *decoder) take(n uint64) []byte {
 	if d.err != nil {
 		return nil
 	}
-	if n > uint64(len(d.b)) {
+	if n > d.left {
 		d.err = fmt.Errorf("%w: truncated", ErrCorrupt)
 		return nil
 	}
-	out := d.b[:n]
-	d.b = d.b[n:]
-	return out
+	d.left -= n
+	if n <= uint64(len(d.b)) {
+		out := d.b[:n]
+		d.b = d.b[n:]
+		d.nextPart()
+		return out
+	}
+	d.join = d.join[:0]
+	for uint64(len(d.join)) < n {
+		c := min(uint64(len(d.b)), n-uint64(len(d.join)))
+		d.join = append(d.join, d.b[:c]...)
+		d.b = d.b[c:]
+		d.nextPart()
+	}
+	return d.join
+}
+
+// each passes the next n bytes to fn in the pieces the parts hold them in,
+// each with its offset in the run.
+func (d *decoder) each(n uint64, fn func(off int, b []byte)) {
+	if d.err != nil {
+		return
+	}
+	if n > d.left {
+		d.err = fmt.Errorf("%w: truncated", ErrCorrupt)
+		return
+	}
+	d.left -= n
+	off := 0
+	for n > 0 {
+		c := min(uint64(len(d.b)), n)
+		fn(off, d.b[:c])
+		off += int(c)
+		n -= c
+		d.b = d.b[c:]
+		d.nextPart()
+	}
 }
 
 func (d *decoder) u8() byte {
@@ -61,9 +121,15 @@ func corrupt(format string, args ...any) error {
 // Unmarshal restores an index from [Marshal]'s bytes: an [*Exact], an
 // [*HNSW], or an [*Auto] when the bytes came from one. It checks every
 // count, id and value before using it and never panics on bad input; it
-// returns an error wrapping [ErrCorrupt] instead.
-func Unmarshal(b []byte) (Index, error) {
-	d := &decoder{b: b}
+// returns an error wrapping [ErrCorrupt] instead. The index holds none of
+// b's memory.
+func Unmarshal(b []byte) (Index, error) { return UnmarshalParts([][]byte{b}) }
+
+// UnmarshalParts is [Unmarshal] of the bytes parts holds one after the
+// other, read where they are: a caller holding the index split in pieces
+// need not join them first (at 100,000 vectors that was a 50 MB copy).
+func UnmarshalParts(parts [][]byte) (Index, error) {
+	d := newDecoder(parts)
 	h, err := readHeader(d)
 	if err != nil {
 		return nil, err
@@ -75,14 +141,16 @@ func Unmarshal(b []byte) (Index, error) {
 	var idx Index
 	switch h.kind {
 	case kindExact:
-		idx = restoreExact(h, st, keys)
+		if idx, err = restoreExact(h, st, keys); err != nil {
+			return nil, err
+		}
 	case kindHNSW:
 		if idx, err = readGraph(d, h, st, keys); err != nil {
 			return nil, err
 		}
 	}
-	if len(d.b) != 0 {
-		return nil, corrupt("%d trailing bytes", len(d.b))
+	if d.left != 0 {
+		return nil, corrupt("%d trailing bytes", d.left)
 	}
 	if h.flags&flagAuto == 0 {
 		return idx, nil
@@ -148,17 +216,14 @@ func readRows(d *decoder, h header) (store, []uint64, error) {
 	if h.opts.Storage == Int8 {
 		per = 8 + 4 + dim
 	}
-	if n*per > uint64(len(d.b)) {
-		return store{}, nil, corrupt("%d vectors do not fit in %d bytes", n, len(d.b))
+	if n*per > d.left {
+		return store{}, nil, corrupt("%d vectors do not fit in %d bytes", n, d.left)
 	}
+	// A key listed twice is found where the keys go into the index's
+	// own map (restoreExact, readGraph), not in a map of its own here.
 	keys := withRoom[uint64](h.n, roomFor(h.n))
-	seen := make(map[uint64]struct{}, h.n)
 	for i := range keys {
 		keys[i] = d.u64()
-		if _, dup := seen[keys[i]]; dup {
-			return store{}, nil, corrupt("duplicate key %d", keys[i])
-		}
-		seen[keys[i]] = struct{}{}
 	}
 	st := newStore(h.dim, h.opts.Storage)
 	st.reserve(h.n, roomFor(h.n))
@@ -170,9 +235,8 @@ func readRows(d *decoder, h header) (store, []uint64, error) {
 			}
 			st.scales[i] = s
 		}
-		for i, x := range d.take(n * dim) {
-			st.i8[i] = int8(x)
-		}
+		raw := int8Bytes(st.i8)
+		d.each(n*dim, func(off int, b []byte) { copy(raw[off:], b) })
 		return st, keys, d.err
 	}
 	for i := range st.f32 {
@@ -185,13 +249,26 @@ func readRows(d *decoder, h header) (store, []uint64, error) {
 	return st, keys, d.err
 }
 
-func restoreExact(h header, st store, keys []uint64) *Exact {
+// int8Bytes is v's memory seen as bytes: an int8 is its byte in two's
+// complement, which is what the format stores, so the vectors are read
+// with one copy (a conversion loop took 16 ms for 100,000 × 384, the copy
+// 2 ms). Not a struct cast: both element types are one byte, alignment 1.
+func int8Bytes(v []int8) []byte {
+	if len(v) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), len(v))
+}
+
+func restoreExact(h header, st store, keys []uint64) (*Exact, error) {
 	e := &Exact{st: st, keys: keys, alive: withRoom[bool](len(keys), roomFor(len(keys))), rowOf: make(map[uint64]int, len(keys)), opts: h.opts}
 	for r, k := range keys {
 		e.alive[r] = true
-		e.rowOf[k] = r
+		if e.rowOf[k] = r; len(e.rowOf) != r+1 {
+			return nil, corrupt("duplicate key %d", k)
+		}
 	}
-	return e
+	return e, nil
 }
 
 func readGraph(d *decoder, h header, st store, keys []uint64) (*HNSW, error) {
@@ -230,7 +307,9 @@ func readGraph(d *decoder, h header, st store, keys []uint64) (*HNSW, error) {
 		return nil, err
 	}
 	for i, k := range keys {
-		g.nodeOf[k] = uint32(i)
+		if g.nodeOf[k] = uint32(i); len(g.nodeOf) != i+1 {
+			return nil, corrupt("duplicate key %d", k)
+		}
 	}
 	g.restoreShadow()
 	return g, nil

@@ -116,12 +116,13 @@ func (v *Vault) snapshot(f *os.File, path string) (*Build, error) {
 	if err != nil {
 		return nil, err
 	}
-	live := make(map[ID]loc, len(old.live))
-	for id, l := range old.live {
+	oldLive := old.live.items()
+	live := make(map[ID]loc, len(oldLive))
+	for id, l := range oldLive {
 		live[id] = l
 	}
 	b := &Build{k: *v.k, rnd: v.rnd, f: f, path: path, im: im}
-	b.old = fileState{hdr: old.hdr, fi: old.fi, live: live, journalStart: old.journalStart, end: old.end, seq: old.seq}
+	b.old = fileState{hdr: old.hdr, fi: old.fi, live: liveOf(live), journalStart: old.journalStart, end: old.end, seq: old.seq}
 	b.nh = &header{
 		version: formatVersion, vaultID: old.hdr.vaultID, created: old.hdr.created,
 		epoch: old.hdr.epoch + 1, slots: old.hdr.slots, pin: old.hdr.pin,
@@ -305,7 +306,7 @@ func (v *Vault) commitLocked(b *Build) (bool, error) {
 	}
 	end := pos + int64(len(journal))
 	st := &fileState{
-		f: b.f, hdr: b.nh, live: live, journalStart: payloadEnd, end: end, seenSize: end,
+		f: b.f, hdr: b.nh, live: liveOf(live), journalStart: payloadEnd, end: end, seenSize: end,
 		payloadItems: b.pw.items, seq: seq, journalFrames: int(seq),
 	}
 	for i, off := range offs {

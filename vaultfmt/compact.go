@@ -50,7 +50,7 @@ func (v *Vault) Shred(ids []ID) error {
 		}
 		var tombs []Change
 		for _, id := range ids {
-			if l, ok := v.st.live[id]; ok {
+			if l, ok := v.st.live.items()[id]; ok {
 				tombs = append(tombs, Change{Op: OpDelete, Item: Item{ID: id, Kind: l.kind}})
 			}
 		}
@@ -125,7 +125,7 @@ func (v *Vault) compactLocked(o rewrite) error {
 	// the header's length is fixed before the payload is written.
 	dropKind := v.derivedKindOf(old.hdr)
 	derived, err := v.derivedEntries(nh, func(id ID) bool {
-		l, ok := old.live[id]
+		l, ok := old.live.items()[id]
 		return ok && (dropKind == 0 || l.kind != dropKind)
 	}, func() (map[ID]Seal, error) { return v.liveSeals(data) })
 	if err != nil {
@@ -147,10 +147,11 @@ func (v *Vault) compactLocked(o rewrite) error {
 // of every live item's stored version.
 func (v *Vault) liveSeals(data []byte) (map[ID]Seal, error) {
 	old := &v.st
-	m := make(map[ID]Seal, len(old.live))
+	live := old.live.items()
+	m := make(map[ID]Seal, len(live))
 	keep := func(off, _ int64, es []entry) error {
 		for i := range es {
-			if l, ok := old.live[es[i].id]; ok && l.off == off && l.idx == uint32(i) {
+			if l, ok := live[es[i].id]; ok && l.off == off && l.idx == uint32(i) {
 				m[es[i].id] = sealOf(&es[i])
 			}
 		}
@@ -177,9 +178,10 @@ func sweepLive(k *keys, old *fileState, data []byte, derived []entry, dropKind K
 			}
 		}
 		kept := 0
+		live := old.live.items()
 		keep := func(off, _ int64, es []entry) error {
 			for i := range es {
-				if l, ok := old.live[es[i].id]; ok && l.off == off && l.idx == uint32(i) {
+				if l, ok := live[es[i].id]; ok && l.off == off && l.idx == uint32(i) {
 					kept++
 					if dropKind != 0 && l.kind == dropKind {
 						continue
@@ -197,8 +199,8 @@ func sweepLive(k *keys, old *fileState, data []byte, derived []entry, dropKind K
 		if _, _, err := walkJournal(data[old.journalStart:old.end], old.journalStart, old.hdr, k, 0, keep); err != nil {
 			return err
 		}
-		if kept != len(old.live) {
-			return fmt.Errorf("vaultfmt: compaction found %d of %d live items; nothing was changed", kept, len(old.live))
+		if kept != len(live) {
+			return fmt.Errorf("vaultfmt: compaction found %d of %d live items; nothing was changed", kept, len(live))
 		}
 		return nil
 	}
@@ -277,7 +279,7 @@ func (v *Vault) fillSnapshot(f *os.File, hdr *header, sweep func(add func(*entry
 		return nil, fmt.Errorf("vaultfmt: sync %s: %w", f.Name(), err)
 	}
 	return &fileState{
-		f: f, hdr: hdr, live: pw.live, journalStart: pw.pos, end: pw.pos,
+		f: f, hdr: hdr, live: liveOf(pw.live), journalStart: pw.pos, end: pw.pos,
 		seenSize: pw.pos, payloadItems: pw.items,
 	}, nil
 }

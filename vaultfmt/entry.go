@@ -102,7 +102,10 @@ func batchMarkSize(m batchMark) int {
 // and its changes. The slices alias pt. The caller has authenticated pt, so
 // a malformed one means a writer bug or a broken key, reported as damage
 // with the reason.
-func parseEntries(pt []byte) ([]entry, batchMark, error) {
+func parseEntries(pt []byte) ([]entry, batchMark, error) { return parseEntriesTo(nil, pt) }
+
+// parseEntriesTo is parseEntries appending to out[:0] (its room reused).
+func parseEntriesTo(out []entry, pt []byte) ([]entry, batchMark, error) {
 	var mark batchMark
 	r := &reader{b: pt}
 	n := r.u32()
@@ -120,7 +123,10 @@ func parseEntries(pt []byte) ([]entry, batchMark, error) {
 			return nil, mark, fmt.Errorf("batch marker without a change")
 		}
 	}
-	out := make([]entry, 0, min(int(n), (len(pt)-r.off)/entryHeadSize+1))
+	if want := min(int(n), (len(pt)-r.off)/entryHeadSize+1); cap(out) < want {
+		out = make([]entry, 0, want)
+	}
+	out = out[:0]
 	for i := uint32(0); i < n; i++ {
 		var e entry
 		e.op = Op(r.u8())

@@ -158,9 +158,9 @@ func (v *Vault) appendLocked(changes []Change) error {
 	}
 	for i, c := range changes {
 		if c.Op == OpPut {
-			v.st.live[c.Item.ID] = loc{off: offs[i], kind: c.Item.Kind}
+			v.st.live.logPut(c.Item.ID, loc{off: offs[i], kind: c.Item.Kind})
 		} else {
-			delete(v.st.live, c.Item.ID)
+			v.st.live.logDelete(c.Item.ID)
 		}
 	}
 	for i := range offs {

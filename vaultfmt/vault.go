@@ -31,7 +31,7 @@ type fileState struct {
 	f             *os.File
 	fi            os.FileInfo // identity of f, to notice a replacement
 	hdr           *header
-	live          map[ID]loc
+	live          *liveTable
 	journalStart  int64
 	end           int64 // just past the last good frame
 	seenSize      int64 // the file's size at the last look
@@ -213,7 +213,7 @@ func (v *Vault) loadFrom(f *os.File, u *Unlock) (*fileState, error) {
 		}
 		v.h.Reset()
 	}
-	st := &fileState{f: f, fi: fi, hdr: hdr, live: map[ID]loc{}, seenSize: int64(len(data))}
+	st := &fileState{f: f, fi: fi, hdr: hdr, live: newReplayLive(0), seenSize: int64(len(data))}
 	if err := v.replay(st, im); err != nil {
 		return nil, err
 	}
@@ -229,11 +229,7 @@ func (v *Vault) replay(st *fileState, im *image) error {
 		skipper = sk.SkipOpen
 	}
 	for {
-		sizeLive := func(n int) {
-			if len(st.live) == 0 {
-				st.live = make(map[ID]loc, n)
-			}
-		}
+		sizeLive := func(n int) { st.live.reserve(n) }
 		_, items, err := walkPayloadSkipping(data, st.hdr, v.k, im.passing(v.applyFn(st, false)), true, skipper, sizeLive)
 		if err != nil {
 			return err
@@ -254,7 +250,7 @@ func (v *Vault) replay(st *fileState, im *image) error {
 		// again, opening every one of them.
 		skipper = nil
 		v.h.Reset()
-		clear(st.live)
+		st.live.reset()
 	}
 	st.journalStart = int64(st.hdr.length) + int64(st.hdr.payloadLen)
 	st.end = st.journalStart
@@ -302,9 +298,9 @@ func (v *Vault) applyFn(st *fileState, journal bool) frameFn {
 					}
 				}
 				c.Item.Body = body
-				st.live[e.id] = loc{off: off, idx: uint32(i), kind: e.kind}
+				st.live.logPut(e.id, loc{off: off, idx: uint32(i), kind: e.kind})
 			} else {
-				delete(st.live, e.id)
+				st.live.logDelete(e.id)
 			}
 			if err := v.h.Apply(c); err != nil {
 				return fmt.Errorf("vaultfmt: handler: %w", err)
@@ -359,10 +355,14 @@ func (v *Vault) Stats() Stats {
 		JournalFrames: st.journalFrames,
 		JournalBytes:  st.end - st.journalStart,
 		Epoch:         st.hdr.epoch,
-		LiveItems:     len(st.live),
+		LiveItems:     len(st.live.items()),
 		TornBytes:     st.seenSize - st.end,
 	}
 }
+
+// JournalFrames is Stats().JournalFrames without the rest of Stats (whose
+// live item count builds the live-item table a replay left lazy).
+func (v *Vault) JournalFrames() int { return v.st.journalFrames }
 
 // Close releases the file and zeroes the key material.
 func (v *Vault) Close() error {

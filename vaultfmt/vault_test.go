@@ -3,6 +3,7 @@ package vaultfmt
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -307,4 +308,30 @@ func TestCompactDropsDeleted(t *testing.T) {
 	if _, err := os.Stat(path + ".tmp"); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("tmp file left behind: %v", err)
 	}
+}
+
+// TestReopenManyFramesKeepsBodies: an open recycles the memory of the
+// payload frames it has applied; every body the handler was given must
+// still hold its own bytes after the whole replay (a body aliasing a
+// recycled frame would be overwritten by the frames after it).
+func TestReopenManyFramesKeepsBodies(t *testing.T) {
+	defer func(n int) { payloadFrameTarget = n }(payloadFrameTarget)
+	payloadFrameTarget = 512 // many small frames
+	path, v, c := newTestVault(t)
+	var batch []Change
+	for i := range 400 {
+		batch = append(batch, put(i, fmt.Sprintf("body %d %s", i, bytes.Repeat([]byte{byte('a' + i%26)}, i%97))))
+		if len(batch) == 50 {
+			mustAppend(t, v, c, batch...)
+			batch = nil
+		}
+	}
+	if err := v.Compact(); err != nil {
+		t.Fatal(err)
+	}
+	if s := v.Stats(); s.PayloadItems != 400 {
+		t.Fatalf("payload holds %d items, want 400", s.PayloadItems)
+	}
+	_, c2 := reopen(t, path)
+	sameItems(t, c2, c)
 }

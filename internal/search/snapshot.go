@@ -15,6 +15,10 @@ import (
 type Snapshot struct {
 	Literal []byte // fts snapshot, FORMAT.md section 5
 	Vectors []byte // ann index bytes, FORMAT.md section 4; nil without a semantic channel
+	// VectorParts, when not nil, holds the ann index bytes instead of
+	// Vectors, in consecutive pieces read where they lie (a restore
+	// from a vault's segment parts, without joining them).
+	VectorParts [][]byte
 }
 
 // Snapshot writes both indexes. It may run alongside searches.
@@ -83,7 +87,10 @@ func (e *Engine) restoreIndexes(dim int, snap Snapshot) error {
 	go func() { lexErr <- e.lex.UnmarshalBinary(snap.Literal) }()
 	var vec ann.Index
 	var vecErr error
-	if dim > 0 {
+	switch {
+	case dim > 0 && snap.VectorParts != nil:
+		vec, vecErr = ann.UnmarshalParts(snap.VectorParts)
+	case dim > 0:
 		vec, vecErr = ann.Unmarshal(snap.Vectors)
 	}
 	if err := <-lexErr; err != nil {
@@ -97,7 +104,7 @@ func (e *Engine) restoreIndexes(dim int, snap Snapshot) error {
 			return fmt.Errorf("search: restore: vectors have %d dims, want %d: %w", vec.Dim(), dim, ErrDimension)
 		}
 		e.vec = vec
-	} else if len(snap.Vectors) > 0 {
+	} else if len(snap.Vectors) > 0 || snap.VectorParts != nil {
 		return fmt.Errorf("search: restore: vectors in a snapshot for a literal-only engine: %w", ErrDimension)
 	}
 	return nil

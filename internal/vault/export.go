@@ -250,7 +250,7 @@ func (v *Vault) importDone(nested bool, mem *importMemory) {
 	defer v.mu.Unlock()
 	v.importing = false
 	v.waitBuild()
-	if v.file == nil || v.readOnly || !v.st.needsCheckpoint(v.file.Stats().JournalFrames) {
+	if v.file == nil || v.readOnly || !v.st.needsCheckpoint(v.file.JournalFrames()) {
 		return
 	}
 	mem.after()

@@ -28,7 +28,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"runtime"
+	"slices"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/compartment/compartment/internal/search"
@@ -68,7 +71,15 @@ type segment struct {
 
 func (s *segment) encode() []byte {
 	le := binary.LittleEndian
-	n := segmentHeadSize + segmentEntrySize*len(s.ids) + 16 + len(s.snap.Literal) + len(s.snap.Vectors)
+	vec := s.snap.VectorParts
+	if vec == nil {
+		vec = [][]byte{s.snap.Vectors}
+	}
+	vecLen := 0
+	for _, p := range vec {
+		vecLen += len(p)
+	}
+	n := segmentHeadSize + segmentEntrySize*len(s.ids) + 16 + len(s.snap.Literal) + vecLen
 	b := make([]byte, 0, n)
 	b = append(b, segmentMagic...)
 	b = append(b, segmentVersion, 0, 0, 0)
@@ -82,62 +93,143 @@ func (s *segment) encode() []byte {
 	}
 	b = le.AppendUint64(b, uint64(len(s.snap.Literal)))
 	b = append(b, s.snap.Literal...)
-	b = le.AppendUint64(b, uint64(len(s.snap.Vectors)))
-	return append(b, s.snap.Vectors...)
+	b = le.AppendUint64(b, uint64(vecLen))
+	for _, p := range vec {
+		b = append(b, p...)
+	}
+	return b
 }
 
 // decodeSegment checks the framing of a segment; the indexes inside are
 // checked by search.Restore. The slices alias b.
-func decodeSegment(b []byte) (*segment, error) {
+func decodeSegment(b []byte) (*segment, error) { return decodeSegmentChunks([][]byte{b}) }
+
+// decodeSegmentChunks is decodeSegment of the bytes chunks holds one after
+// the other (the parts of a replay, in order), read where they lie: the
+// vector index, most of a segment's bytes, is handed to the restore as the
+// pieces it is in (search.Snapshot.VectorParts). What else straddles two
+// chunks (the records' list, the literal index) is copied, a few MB at
+// 100,000 memories, where joining the parts first copied the whole segment.
+// The slices alias chunks.
+func decodeSegmentChunks(chunks [][]byte) (*segment, error) {
 	le := binary.LittleEndian
-	if len(b) < segmentHeadSize || string(b[:4]) != segmentMagic {
+	r := newChunkReader(chunks)
+	head := r.bytes(segmentHeadSize)
+	if head == nil || string(head[:4]) != segmentMagic {
 		return nil, fmt.Errorf("%w: no segment header", errSegment)
 	}
-	if b[4] != segmentVersion || b[5]|b[6]|b[7] != 0 {
-		return nil, fmt.Errorf("%w: version %d", errSegment, b[4])
+	if head[4] != segmentVersion || head[5]|head[6]|head[7] != 0 {
+		return nil, fmt.Errorf("%w: version %d", errSegment, head[4])
 	}
-	s := &segment{epoch: le.Uint64(b[8:]), next: le.Uint32(b[28:])}
-	copy(s.model[:], b[16:24])
-	n := uint64(le.Uint32(b[24:]))
-	rest := b[segmentHeadSize:]
-	if n > uint64(len(rest))/segmentEntrySize || n > uint64(s.next) {
+	s := &segment{epoch: le.Uint64(head[8:]), next: le.Uint32(head[28:])}
+	copy(s.model[:], head[16:24])
+	n := uint64(le.Uint32(head[24:]))
+	if n > r.left/segmentEntrySize || n > uint64(s.next) {
 		return nil, fmt.Errorf("%w: %d records do not fit", errSegment, n)
 	}
+	list := r.bytes(n * segmentEntrySize)
 	s.ids, s.docs = make([]vaultfmt.ID, n), make([]uint32, n)
 	for i := range s.ids {
-		e := rest[i*segmentEntrySize:]
+		e := list[i*segmentEntrySize:]
 		copy(s.ids[i][:], e[:16])
 		s.docs[i] = le.Uint32(e[16:])
 		if s.docs[i] >= s.next || i > 0 && s.docs[i] <= s.docs[i-1] {
 			return nil, fmt.Errorf("%w: doc numbers out of order or range at %d", errSegment, i)
 		}
 	}
-	rest = rest[n*segmentEntrySize:]
-	var err error
-	if s.snap.Literal, rest, err = segmentBlob(rest); err != nil {
+	lit, err := r.blob()
+	if err != nil {
 		return nil, err
 	}
-	if s.snap.Vectors, rest, err = segmentBlob(rest); err != nil {
+	s.snap.Literal = joinChunks(lit)
+	vec, err := r.blob()
+	if err != nil {
 		return nil, err
 	}
-	if len(rest) != 0 {
-		return nil, fmt.Errorf("%w: %d trailing bytes", errSegment, len(rest))
+	if r.left != 0 {
+		return nil, fmt.Errorf("%w: %d trailing bytes", errSegment, r.left)
 	}
-	if len(s.snap.Vectors) == 0 {
-		s.snap.Vectors = nil
+	switch len(vec) {
+	case 0: // no vector index
+	case 1:
+		s.snap.Vectors = vec[0]
+	default:
+		s.snap.VectorParts = vec
 	}
 	return s, nil
 }
 
-func segmentBlob(b []byte) (blob, rest []byte, err error) {
-	if len(b) < 8 {
-		return nil, nil, fmt.Errorf("%w: truncated", errSegment)
+// chunkReader reads consecutive byte chunks as one run.
+type chunkReader struct {
+	chunks [][]byte // chunks[0] is the unread rest of the current one
+	left   uint64   // unread bytes in all of them
+}
+
+func newChunkReader(chunks [][]byte) *chunkReader {
+	r := &chunkReader{chunks: slices.Clone(chunks)} // the caller's list unchanged
+	for _, c := range chunks {
+		r.left += uint64(len(c))
 	}
-	n := binary.LittleEndian.Uint64(b)
-	if n > uint64(len(b)-8) {
-		return nil, nil, fmt.Errorf("%w: a %d-byte index overruns the segment", errSegment, n)
+	return r
+}
+
+// pieces returns the next n bytes as the pieces of the chunks that hold
+// them (none for n = 0), or nil if fewer are left.
+func (r *chunkReader) pieces(n uint64) [][]byte {
+	if n > r.left {
+		return nil
 	}
-	return b[8 : 8+n], b[8+n:], nil
+	r.left -= n
+	var out [][]byte
+	for n > 0 {
+		c := r.chunks[0]
+		k := min(uint64(len(c)), n)
+		if k > 0 {
+			out = append(out, c[:k])
+		}
+		n -= k
+		if r.chunks[0] = c[k:]; len(r.chunks[0]) == 0 {
+			r.chunks = r.chunks[1:]
+		}
+	}
+	return out
+}
+
+// bytes returns the next n bytes in one slice, copied if they straddle
+// chunks, or nil if fewer are left.
+func (r *chunkReader) bytes(n uint64) []byte {
+	if n > r.left {
+		return nil
+	}
+	if n == 0 {
+		return []byte{}
+	}
+	return joinChunks(r.pieces(n))
+}
+
+// blob reads a length u64 and the bytes it counts, as pieces.
+func (r *chunkReader) blob() ([][]byte, error) {
+	l := r.bytes(8)
+	if l == nil {
+		return nil, fmt.Errorf("%w: truncated", errSegment)
+	}
+	n := binary.LittleEndian.Uint64(l)
+	if n > r.left {
+		return nil, fmt.Errorf("%w: a %d-byte index overruns the segment", errSegment, n)
+	}
+	return r.pieces(n), nil
+}
+
+// joinChunks is the pieces as one slice: the piece itself when there is
+// one, a copy when there are several, an empty slice for none.
+func joinChunks(pieces [][]byte) []byte {
+	switch len(pieces) {
+	case 0:
+		return []byte{}
+	case 1:
+		return pieces[0]
+	}
+	return bytes.Join(pieces, nil)
 }
 
 // segmentID names part p of the segment.
@@ -165,17 +257,24 @@ func splitSegment(b []byte) ([]vaultfmt.Item, error) {
 	return items, nil
 }
 
-// joinSegment puts the parts collected from a replay back together: every
-// part 0..parts−1 exactly once, under its own id, all agreeing on parts.
-// It empties parts as it copies them, so each part can be collected while
-// the rest are copied and the segment restored: an open then holds the
-// segment once, not twice, at the moment its heap peaks.
+// joinSegment puts the parts collected from a replay back together (see
+// orderSegment).
 func joinSegment(parts map[vaultfmt.ID][]byte) ([]byte, error) {
+	chunks, err := orderSegment(parts)
+	if err != nil {
+		return nil, err
+	}
+	return bytes.Join(chunks, nil), nil
+}
+
+// orderSegment checks the parts collected from a replay, every part
+// 0..parts−1 exactly once, under its own id, all agreeing on parts, and
+// returns their chunks in order. It empties parts.
+func orderSegment(parts map[vaultfmt.ID][]byte) ([][]byte, error) {
 	if len(parts) == 0 {
 		return nil, fmt.Errorf("%w: none", errSegment)
 	}
 	chunks := make([][]byte, len(parts))
-	size := 0
 	for id, body := range parts {
 		if len(body) < 4 {
 			return nil, fmt.Errorf("%w: part too short", errSegment)
@@ -185,15 +284,9 @@ func joinSegment(parts map[vaultfmt.ID][]byte) ([]byte, error) {
 			return nil, fmt.Errorf("%w: part %d of %d does not fit the %d parts found", errSegment, p, n, len(parts))
 		}
 		chunks[p] = body[4:]
-		size += len(body) - 4
 	}
 	clear(parts)
-	b := make([]byte, 0, size)
-	for p := range chunks {
-		b = append(b, chunks[p]...)
-		chunks[p] = nil
-	}
-	return b, nil
+	return chunks, nil
 }
 
 // isSegmentID reports whether id names a segment part.
@@ -377,7 +470,7 @@ func (s *state) PayloadEnd(epoch uint64) error {
 	return nil
 }
 
-// openSegment joins and decodes a segment and restores its two indexes.
+// openSegment decodes a segment and restores its two indexes.
 func (s *state) openSegment(parts map[vaultfmt.ID][]byte) (*segment, *search.Engine, error) {
 	seg, dim, err := s.decodeSegmentParts(parts)
 	if err != nil {
@@ -391,14 +484,14 @@ func (s *state) openSegment(parts map[vaultfmt.ID][]byte) (*segment, *search.Eng
 	return seg, engine, nil
 }
 
-// decodeSegmentParts joins and decodes a segment and checks it is of the
+// decodeSegmentParts orders and decodes a segment's parts and checks it is of the
 // loaded model; dim is the vector dimension to restore it with.
 func (s *state) decodeSegmentParts(parts map[vaultfmt.ID][]byte) (*segment, int, error) {
-	b, err := joinSegment(parts)
+	chunks, err := orderSegment(parts)
 	if err != nil {
 		return nil, 0, err
 	}
-	seg, err := decodeSegment(b)
+	seg, err := decodeSegmentChunks(chunks)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -410,7 +503,7 @@ func (s *state) decodeSegmentParts(parts map[vaultfmt.ID][]byte) (*segment, int,
 	if v.enc != nil {
 		dim = v.enc.Info().Dim
 	} else {
-		seg.snap.Vectors = nil
+		seg.snap.Vectors, seg.snap.VectorParts = nil, nil
 	}
 	return seg, dim, nil
 }
@@ -476,41 +569,79 @@ func (s *state) adoptSegment(epoch uint64, seg *segment, engine *search.Engine) 
 	meta := make([]search.DocMeta, len(seg.ids))
 	// recs[i] is the record of seg.ids[i] when it is one, not a row: the
 	// checks below walk it in doc order instead of probing the maps
-	// again.
+	// again. rowOf[i] is the table row of seg.ids[i] when it is a row
+	// (live or not: checked below), else −1.
 	recs := make([]*Record, len(seg.ids))
-	windows := 0
-	var hexID [32]byte
-	for i, id := range seg.ids {
-		doc := seg.docs[i]
-		hex.Encode(hexID[:], id[:])
-		r := set.m[string(hexID[:])] // no allocation for the lookup
-		if r == nil && set.t != nil {
-			var row int
-			if int64(doc) < int64(len(hint)) && hint[doc] >= 0 && bytes.Equal(set.t.id(int(hint[doc])), id[:]) {
-				row = int(hint[doc])
-			} else {
-				row = set.t.row(id)
+	rowOf := make([]int32, len(seg.ids))
+	// Finding each record's row or record and its metadata only reads, so
+	// it is done on every core; the checks and the index's own tables
+	// after it, in one pass: this was the longest step of an open at
+	// 100,000 memories that nothing else ran beside.
+	windows := inParts(len(seg.ids), func(lo, hi int) int {
+		windows := 0
+		var hexID [32]byte
+		for i := lo; i < hi; i++ {
+			id, doc := seg.ids[i], seg.docs[i]
+			rowOf[i] = -1
+			var r *Record
+			if len(set.m) > 0 {
+				hex.Encode(hexID[:], id[:])
+				r = set.m[string(hexID[:])] // no allocation for the lookup
 			}
-			if row >= 0 && !set.out[row] {
-				// A row: live, not listed before, indexed under doc.
-				if set.t.superseded[row] {
-					ix.engine.Close()
-					return nil, fmt.Errorf("%w: record %x is not live", errSegment, id)
+			if r == nil && set.t != nil {
+				var row int
+				if int64(doc) < int64(len(hint)) && hint[doc] >= 0 && bytes.Equal(set.t.id(int(hint[doc])), id[:]) {
+					row = int(hint[doc])
+				} else {
+					row = set.t.row(id)
 				}
-				if ix.rowDoc[row] != tableNoDoc || int64(doc) >= int64(len(ix.rows)) || ix.rows[doc] >= 0 {
-					ix.engine.Close()
-					return nil, fmt.Errorf("%w: record %x is listed twice", errSegment, id)
+				if row >= 0 && !set.out[row] {
+					rowOf[i] = int32(row)
+					meta[i] = set.t.meta(row)
+					// Its windows are the engine's under this doc:
+					// openTable checked the doc against the segment's.
+					windows += set.t.window(row)
+					continue
 				}
-				ix.rows[doc], ix.rowDoc[row] = int32(row), doc
-				ix.tabled++
-				meta[i] = set.t.meta(row)
-				ix.countNamespace(meta[i].Namespace, +1)
-				// Its windows are the engine's under this doc: openTable
-				// checked the doc against the segment's.
-				windows += set.t.window(row)
-				continue
+			}
+			recs[i] = r
+			if r != nil && r.Live() {
+				meta[i] = metaOf(r)
+				if v.hasCurrentVectors(r) {
+					windows += r.Vectors.Len()
+				}
 			}
 		}
+		return windows
+	})
+	// Namespaces counted a run at a time: the rows of one namespace
+	// mostly follow each other.
+	var runNS string
+	runLen := 0
+	for i, id := range seg.ids {
+		doc := seg.docs[i]
+		if row := int(rowOf[i]); row >= 0 {
+			// A row: live, not listed before, indexed under doc.
+			if set.t.superseded[row] {
+				ix.engine.Close()
+				return nil, fmt.Errorf("%w: record %x is not live", errSegment, id)
+			}
+			if ix.rowDoc[row] != tableNoDoc || int64(doc) >= int64(len(ix.rows)) || ix.rows[doc] >= 0 {
+				ix.engine.Close()
+				return nil, fmt.Errorf("%w: record %x is listed twice", errSegment, id)
+			}
+			ix.rows[doc], ix.rowDoc[row] = int32(row), doc
+			ix.tabled++
+			if ns := meta[i].Namespace; ns != runNS {
+				if runLen > 0 {
+					ix.countNamespace(runNS, runLen)
+				}
+				runNS, runLen = ns, 0
+			}
+			runLen++
+			continue
+		}
+		r := recs[i]
 		if r == nil || !r.Live() {
 			ix.engine.Close()
 			return nil, fmt.Errorf("%w: record %x is not live", errSegment, id)
@@ -521,13 +652,11 @@ func (s *state) adoptSegment(epoch uint64, seg *segment, engine *search.Engine) 
 			ix.engine.Close()
 			return nil, fmt.Errorf("%w: record %x is listed twice", errSegment, id)
 		}
-		recs[i] = r
 		ix.recOf[doc] = r
 		ix.countNamespace(r.Namespace, +1)
-		meta[i] = metaOf(r)
-		if v.hasCurrentVectors(r) {
-			windows += r.Vectors.Len()
-		}
+	}
+	if runLen > 0 {
+		ix.countNamespace(runNS, runLen)
 	}
 	for doc, i := uint32(0), 0; doc < seg.next; doc++ {
 		if i < len(seg.docs) && seg.docs[i] == doc {
@@ -571,6 +700,31 @@ func (s *state) adoptSegment(epoch uint64, seg *segment, engine *search.Engine) 
 		set.t.docRow = nil // the open's hint, stale after the first write
 	}
 	return ix, nil
+}
+
+// inParts runs part(lo, hi) over consecutive ranges covering 0 … n−1, on
+// up to four cores once n is large enough to pay for them, and returns
+// the sum of what they return.
+func inParts(n int, part func(lo, hi int) int) int {
+	workers := min(runtime.GOMAXPROCS(0), 4, max(1, n/4096))
+	if workers < 2 {
+		return part(0, n)
+	}
+	sums := make([]int, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sums[w] = part(n*w/workers, n*(w+1)/workers)
+		}()
+	}
+	wg.Wait()
+	total := 0
+	for _, s := range sums {
+		total += s
+	}
+	return total
 }
 
 // Checkpoints (FORMAT.md §3.5): an open restores the segment and then

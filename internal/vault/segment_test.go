@@ -532,10 +532,19 @@ func FuzzDecodeSegment(f *testing.F) {
 	f.Add(seg.encode())
 	f.Add([]byte("cSEG"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if s, err := decodeSegment(b); err == nil {
+		s, err := decodeSegment(b)
+		if err == nil {
 			if !bytes.Equal(s.encode(), b) {
 				t.Fatalf("decoded segment re-encodes differently")
 			}
+		}
+		// The same bytes in chunks decode as the whole do.
+		sc, errc := decodeSegmentChunks(splitChunks(b, 1+len(b)%11))
+		if (err == nil) != (errc == nil) {
+			t.Fatalf("whole: %v; in chunks: %v", err, errc)
+		}
+		if errc == nil && !bytes.Equal(sc.encode(), b) {
+			t.Fatalf("segment decoded from chunks re-encodes differently")
 		}
 		parts := map[vaultfmt.ID][]byte{segmentID(0): b}
 		if len(b) > 2 {
@@ -543,4 +552,67 @@ func FuzzDecodeSegment(f *testing.F) {
 		}
 		_, _ = joinSegment(parts)
 	})
+}
+
+// splitChunks cuts b into chunks of n bytes (the last shorter), with an
+// empty one after each.
+func splitChunks(b []byte, n int) [][]byte {
+	var out [][]byte
+	for len(b) > 0 {
+		c := min(n, len(b))
+		out = append(out, b[:c], nil)
+		b = b[c:]
+	}
+	return out
+}
+
+// TestSegmentChunks decodes a segment from its bytes cut at every offset
+// and in chunks of every size up to 48: the same segment each time, with
+// the vector index read where it lies (in the chunks' own memory) and the
+// damage a whole segment is refused for refused in chunks too.
+func TestSegmentChunks(t *testing.T) {
+	seg := &segment{epoch: 9, model: [8]byte{9}, next: 5,
+		ids:  []vaultfmt.ID{{0xaa}, {0xbb}, {0xcc}},
+		docs: []uint32{0, 2, 4},
+		snap: search.Snapshot{Literal: []byte("the literal index"), Vectors: []byte("the vector index, longer than a chunk")}}
+	b := seg.encode()
+	check := func(what string, chunks [][]byte) {
+		t.Helper()
+		s, err := decodeSegmentChunks(chunks)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if !bytes.Equal(s.encode(), b) || s.epoch != 9 || !slices.Equal(s.ids, seg.ids) || string(s.snap.Literal) != "the literal index" {
+			t.Fatalf("%s: decoded %+v", what, s)
+		}
+		for _, p := range s.snap.VectorParts {
+			inChunk := false
+			for _, c := range chunks {
+				for k := range c {
+					if &c[k] == &p[0] && len(c)-k >= len(p) {
+						inChunk = true
+					}
+				}
+			}
+			if !inChunk {
+				t.Fatalf("%s: a vector piece is not in the chunks' memory", what)
+			}
+		}
+	}
+	for cut := 0; cut <= len(b); cut++ {
+		check(fmt.Sprintf("cut at %d", cut), [][]byte{b[:cut], b[cut:]})
+	}
+	for n := 1; n <= 48; n++ {
+		check(fmt.Sprintf("chunks of %d", n), splitChunks(b, n))
+	}
+	if s, err := decodeSegmentChunks(splitChunks(b, 7)); err != nil || len(s.snap.VectorParts) < 2 {
+		t.Fatalf("chunks of 7: %d vector parts, %v; want them in pieces", len(s.snap.VectorParts), err)
+	}
+	for _, bad := range [][]byte{b[:len(b)-1], b[:40], append(append([]byte(nil), b...), 0)} {
+		for n := 1; n <= 13; n += 3 {
+			if _, err := decodeSegmentChunks(splitChunks(bad, n)); !errors.Is(err, errSegment) {
+				t.Fatalf("%d of %d bytes in chunks of %d: %v, want errSegment", len(bad), len(b), n, err)
+			}
+		}
+	}
 }

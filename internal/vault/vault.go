@@ -228,7 +228,7 @@ func (v *Vault) Close() error {
 		return nil
 	}
 	v.flushSeen()
-	if !v.readOnly && !v.file.ReadOnly() && v.st.needsCheckpoint(v.file.Stats().JournalFrames) {
+	if !v.readOnly && !v.file.ReadOnly() && v.st.needsCheckpoint(v.file.JournalFrames()) {
 		// Best effort: the journal is safe either way, and the next
 		// writer checkpoints instead.
 		_ = v.file.Compact()
@@ -286,7 +286,7 @@ func (v *Vault) update(build func() ([]vaultfmt.Change, error)) error {
 			return err
 		}
 	}
-	if v.file.NeedsCompaction() || (!v.importing && v.st.checkpointDue(v.file.Stats().JournalFrames, v.now())) {
+	if v.file.NeedsCompaction() || (!v.importing && v.st.checkpointDue(v.file.JournalFrames(), v.now())) {
 		if err := v.compactSoon(); err != nil {
 			return fmt.Errorf("compact vault %s: %w (your data is safe in the journal)", v.path, err)
 		}
