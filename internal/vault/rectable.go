@@ -36,6 +36,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"sync/atomic"
 	"time"
 
 	"github.com/compartment/compartment/internal/search"
@@ -627,8 +628,11 @@ func (s *state) SkipOpen() func(vaultfmt.ID, vaultfmt.Kind, vaultfmt.Seal) (uint
 	// applyCovered does not search for it again: the searches were a
 	// tenth of an open at 100,000 memories, each step a cache miss.
 	// The payload holds its audit entries in id order, as the table its
-	// audit rows: the row after the last one found is tried first.
-	lastAud := -1
+	// audit rows: the row after the last one found is tried first. The
+	// predicate runs on every decrypting core at once, so the hint is an
+	// atomic; a stale one only costs the search it would have saved.
+	var lastAud atomic.Int64
+	lastAud.Store(-1)
 	e := s.early
 	return func(id vaultfmt.ID, kind vaultfmt.Kind, seal vaultfmt.Seal) (uint32, bool) {
 		switch kind {
@@ -646,12 +650,12 @@ func (s *state) SkipOpen() func(vaultfmt.ID, vaultfmt.Kind, vaultfmt.Seal) (uint
 			}
 			return uint32(i), i >= 0 && bytes.Equal(t.seals[16*i:16*i+16], seal[:])
 		case kindAudit:
-			i := lastAud + 1
+			i := int(lastAud.Load()) + 1
 			if i >= t.na || !bytes.Equal(t.audIDs[16*i:16*i+16], id[:]) {
 				i = t.auditRow(id)
 			}
 			if i >= 0 {
-				lastAud = i
+				lastAud.Store(int64(i))
 			}
 			return uint32(i), i >= 0 && bytes.Equal(t.audSeals[16*i:16*i+16], seal[:])
 		}
