@@ -1,8 +1,10 @@
 package vaultfmt
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -87,6 +89,15 @@ func walkPayloadSkipping(file []byte, h *header, k *keys, fn frameFn, openBodies
 				return nil, corruptf("payload", f.off, i, "entry %d is a tombstone; a payload holds live items only", j)
 			}
 			if !openBodies {
+				continue
+			}
+			if es[j].stored {
+				// A derived item, sealed by its frame only. A frame of a
+				// derived item holds nothing else when written (2.11);
+				// should one not, the body leaves the recycled plaintext.
+				if !inPlace {
+					es[j].plain = bytes.Clone(es[j].plain)
+				}
 				continue
 			}
 			if skip != nil {
@@ -356,7 +367,32 @@ func openItemFrameTo(k *keys, h *header, r role, region string, seq int, f rawFr
 	if err != nil {
 		return nil, mark, corruptf(region, f.off, seq, "%v", err)
 	}
+	if err := checkStored(es, h, r); err != nil {
+		return nil, mark, corruptf(region, f.off, seq, "%v", err)
+	}
 	return es, mark, nil
+}
+
+// checkStored checks how a frame's puts are stored (2.6, 2.11): a plain
+// put (op 5) only for a derived item in the payload of a file whose
+// header says derived items are stored plain, and there every derived
+// item plain.
+func checkStored(es []entry, h *header, r role) error {
+	plainDerived := r == rolePayload && h.plainDer
+	for i := range es {
+		e := &es[i]
+		if e.op != OpPut {
+			continue
+		}
+		derived := plainDerived && e.kind == h.derived
+		if e.stored && !derived {
+			return fmt.Errorf("entry %d is a plain put of kind %d; only a derived item is stored plain, in a payload whose header says so", i, e.kind)
+		}
+		if !e.stored && derived {
+			return fmt.Errorf("entry %d is a derived item sealed under an item key; this file stores them plain", i)
+		}
+	}
+	return nil
 }
 
 // inOrder runs open(0 … n−1) on up to GOMAXPROCS goroutines (at most
