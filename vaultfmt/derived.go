@@ -48,15 +48,18 @@ type SealedDeriver interface {
 
 // Skipper is an optional interface of a [Handler]. During a full replay
 // that opens items (Open, a reload), once the payload's leading frames of
-// derived items have been applied, SkipOpen is asked for a predicate; an
-// item of a later payload frame that it reports (skip true) is not opened,
-// and reaches Apply with Covered set, no body, and Cover the number the
-// predicate returned with it (the handler's own name for what covers it,
-// so it need not look the item up twice). The predicate may be called
-// from several goroutines at once, and nil means open everything. Journal
-// items are always opened.
+// derived items have been applied, SkipOpen is asked for a maker of
+// predicates, and each later payload frame gets a predicate of its own
+// from it, asked about the frame's entries in order on one goroutine (so
+// it may keep what the frame's last entry taught it: the next item is
+// most often the next row of what covers them). An item that it reports
+// (skip true) is not opened, and reaches Apply with Covered set, no body,
+// and Cover the number the predicate returned with it (the handler's own
+// name for what covers it, so it need not look the item up twice). The
+// maker may be called from several goroutines at once, and nil means
+// open everything. Journal items are always opened.
 type Skipper interface {
-	SkipOpen() func(id ID, kind Kind, seal Seal) (cover uint32, skip bool)
+	SkipOpen() func() func(id ID, kind Kind, seal Seal) (cover uint32, skip bool)
 }
 
 // ErrReplayOpened, returned (or wrapped) by a [PayloadEnder] after a

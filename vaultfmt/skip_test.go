@@ -71,18 +71,20 @@ func (s *sealer) Apply(c Change) error {
 	}
 	return s.collector.Apply(c)
 }
-func (s *sealer) SkipOpen() func(ID, Kind, Seal) (uint32, bool) {
+func (s *sealer) SkipOpen() func() func(ID, Kind, Seal) (uint32, bool) {
 	list := s.derived
 	if list == nil {
 		return nil
 	}
-	return func(id ID, _ Kind, sl Seal) (uint32, bool) {
-		for i, b := uint32(0), list; len(b) >= 32; i, b = i+1, b[32:] {
-			if bytes.Equal(b[:16], id[:]) && bytes.Equal(b[16:32], sl[:]) {
-				return i, true
+	return func() func(ID, Kind, Seal) (uint32, bool) {
+		return func(id ID, _ Kind, sl Seal) (uint32, bool) {
+			for i, b := uint32(0), list; len(b) >= 32; i, b = i+1, b[32:] {
+				if bytes.Equal(b[:16], id[:]) && bytes.Equal(b[16:32], sl[:]) {
+					return i, true
+				}
 			}
+			return 0, false
 		}
-		return 0, false
 	}
 }
 func (s *sealer) PayloadEnd(uint64) error {

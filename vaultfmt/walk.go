@@ -49,7 +49,7 @@ func walkPayloadWith(file []byte, h *header, k *keys, fn frameFn, openBodies boo
 // With expect, the end marker is read ahead and expect told how many items
 // are coming, so the caller sizes what it fills once instead of growing it
 // a hundred thousand times; the marker is checked at the end all the same.
-func walkPayloadSkipping(file []byte, h *header, k *keys, fn frameFn, openBodies bool, skipper func() func(ID, Kind, Seal) (uint32, bool), expect func(items int)) (frames, items int, err error) {
+func walkPayloadSkipping(file []byte, h *header, k *keys, fn frameFn, openBodies bool, skipper func() func() func(ID, Kind, Seal) (uint32, bool), expect func(items int)) (frames, items int, err error) {
 	start := int64(h.length)
 	end := start + int64(h.payloadLen)
 	if h.payloadLen > uint64(len(file)) || end > int64(len(file)) {
@@ -75,7 +75,8 @@ func walkPayloadSkipping(file []byte, h *header, k *keys, fn frameFn, openBodies
 			expect(int(min(n, h.payloadLen/entryHeadSize)))
 		}
 	}
-	var skip func(ID, Kind, Seal) (uint32, bool)
+	// newSkip makes each frame's skip predicate (a [Skipper]'s).
+	var newSkip func() func(ID, Kind, Seal) (uint32, bool)
 	// openEntries checks and opens the entries of payload frame i, whose
 	// frame layer is already open.
 	openEntries := func(i int, es []entry, mark batchMark, inPlace bool) ([]entry, error) {
@@ -83,6 +84,10 @@ func walkPayloadSkipping(file []byte, h *header, k *keys, fn frameFn, openBodies
 		var err error
 		if mark.op != 0 {
 			return nil, corruptf("payload", f.off, i, "a batch marker belongs in the journal only")
+		}
+		var skip func(ID, Kind, Seal) (uint32, bool)
+		if newSkip != nil && openBodies {
+			skip = newSkip()
 		}
 		for j := range es {
 			if es[j].op != OpPut {
@@ -148,7 +153,7 @@ func walkPayloadSkipping(file []byte, h *header, k *keys, fn frameFn, openBodies
 			return 0, 0, err
 		}
 		if !mixed {
-			skip = skipper()
+			newSkip = skipper()
 		}
 	}
 	applyFrame := func(i int, f openedFrame) error {

@@ -36,7 +36,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"sync/atomic"
 	"time"
 
 	"github.com/compartment/compartment/internal/search"
@@ -622,7 +621,7 @@ func (s *state) collectTablePart(id vaultfmt.ID, body []byte) {
 // SkipOpen implements vaultfmt.Skipper: with the early segment restored
 // and the record table decoded and consistent with it, the payload items
 // the table names by their seal are not opened.
-func (s *state) SkipOpen() func(vaultfmt.ID, vaultfmt.Kind, vaultfmt.Seal) (uint32, bool) {
+func (s *state) SkipOpen() func() func(vaultfmt.ID, vaultfmt.Kind, vaultfmt.Seal) (uint32, bool) {
 	parts := s.tableParts
 	s.tableParts = nil
 	if !useTable || !s.loading || s.early == nil || len(parts) == 0 || s.v.enc == nil {
@@ -637,39 +636,42 @@ func (s *state) SkipOpen() func(vaultfmt.ID, vaultfmt.Kind, vaultfmt.Seal) (uint
 	// The row found here comes back with the item (Change.Cover), so
 	// applyCovered does not search for it again: the searches were a
 	// tenth of an open at 100,000 memories, each step a cache miss.
-	// The payload holds its audit entries in id order, as the table its
-	// audit rows: the row after the last one found is tried first. The
-	// predicate runs on every decrypting core at once, so the hint is an
-	// atomic; a stale one only costs the search it would have saved.
-	var lastAud atomic.Int64
-	lastAud.Store(-1)
+	// Each frame's predicate guesses its next item from its last: a
+	// compaction writes the records in the order they were last written,
+	// which is mostly their doc order (docs are handed out as records are
+	// indexed), and the audit entries in id order, as the table's audit
+	// rows. A guess is checked against the ids; a wrong one only costs
+	// the lookup it would have saved.
 	e := s.early
-	return func(id vaultfmt.ID, kind vaultfmt.Kind, seal vaultfmt.Seal) (uint32, bool) {
-		switch kind {
-		case kindRecord:
-			// The early segment's doc of id names the row in docRow (the
-			// ids compared), faster than a search.
-			i := -1
-			if doc, ok := e.docOf[id]; ok && int64(doc) < int64(len(t.docRow)) {
-				if r := int(t.docRow[doc]); r >= 0 && bytes.Equal(t.id(r), id[:]) {
-					i = r
+	return func() func(vaultfmt.ID, vaultfmt.Kind, vaultfmt.Seal) (uint32, bool) {
+		nextDoc, nextAud := int64(-1), -1
+		return func(id vaultfmt.ID, kind vaultfmt.Kind, seal vaultfmt.Seal) (uint32, bool) {
+			switch kind {
+			case kindRecord:
+				// The row of a record with vectors is docRow of its doc
+				// in the early segment (openTable checked that the row's
+				// id is the segment's there); else a search finds it.
+				i := -1
+				if doc := uint32(nextDoc); nextDoc >= 0 && e.docAt(doc, id) {
+					i = int(t.docRow[doc])
+					nextDoc++
 				}
+				if i < 0 {
+					if i = t.row(id); i >= 0 && t.window(i) > 0 {
+						nextDoc = int64(t.doc(i)) + 1
+					}
+				}
+				return uint32(max(i, 0)), i >= 0 && bytes.Equal(t.seals[16*i:16*i+16], seal[:])
+			case kindAudit:
+				i := nextAud
+				if i < 0 || i >= t.na || !bytes.Equal(t.audIDs[16*i:16*i+16], id[:]) {
+					i = t.auditRow(id)
+				}
+				nextAud = i + 1
+				return uint32(max(i, 0)), i >= 0 && bytes.Equal(t.audSeals[16*i:16*i+16], seal[:])
 			}
-			if i < 0 {
-				i = t.row(id)
-			}
-			return uint32(i), i >= 0 && bytes.Equal(t.seals[16*i:16*i+16], seal[:])
-		case kindAudit:
-			i := int(lastAud.Load()) + 1
-			if i >= t.na || !bytes.Equal(t.audIDs[16*i:16*i+16], id[:]) {
-				i = t.auditRow(id)
-			}
-			if i >= 0 {
-				lastAud.Store(int64(i))
-			}
-			return uint32(i), i >= 0 && bytes.Equal(t.audSeals[16*i:16*i+16], seal[:])
+			return 0, false
 		}
-		return 0, false
 	}
 }
 
@@ -707,8 +709,8 @@ func (s *state) openTable(parts map[vaultfmt.ID][]byte) (*recordTable, error) {
 		if t.window(i) == 0 {
 			continue
 		}
-		doc, ok := e.docOf[vaultfmt.ID(t.id(i))]
-		if !ok || doc != t.doc(i) || int64(doc) >= int64(len(t.docRow)) {
+		doc := t.doc(i)
+		if !e.docAt(doc, vaultfmt.ID(t.id(i))) || t.docRow[doc] >= 0 {
 			return nil, fmt.Errorf("%w: row %d's doc is not the segment's", errTable, i)
 		}
 		t.docRow[doc] = int32(i)
