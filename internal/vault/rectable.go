@@ -744,15 +744,20 @@ func (s *state) applyCovered(id vaultfmt.ID, kind vaultfmt.Kind, row uint32) err
 		}
 		return nil
 	}
+	// The row is the one SkipOpen's predicate found for this id (it
+	// compared the ids, or found the row by its doc, whose id openTable
+	// compared), and vaultfmt hands it back with the item: comparing the
+	// ids again here read one row of a column at random per record on
+	// the open's serial path, a cache miss each. The seq of the rows is
+	// taken at tableEnd, in one pass, for the same reason.
 	i := int(row)
-	if row >= uint32(t.n) || !bytes.Equal(t.id(i), id[:]) || t.matched[i] {
+	if row >= uint32(t.n) || t.matched[i] {
 		t.bad = fmt.Errorf("%w: item %x met twice or not in the table", errTable, id)
 		return nil
 	}
 	t.matched[i] = true
 	// The row stays a row (recordSet): PayloadEnd hands the table to the
 	// record set once it has covered the payload exactly.
-	s.maxSeq = max(s.maxSeq, t.seqAt(i))
 	return nil
 }
 
@@ -783,6 +788,10 @@ func (s *state) tableEnd(epoch uint64) error {
 	}
 	if err != nil {
 		return s.tableRefused(err)
+	}
+	// Every row was met: the payload's records include them all.
+	for i := 0; i < t.n; i++ {
+		s.maxSeq = max(s.maxSeq, t.seqAt(i))
 	}
 	return nil
 }
