@@ -3,6 +3,7 @@ package vaultfmt
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -179,4 +180,27 @@ func TestParallelReplay(t *testing.T) {
 		}
 	}
 	writeFile(t, path, clean)
+}
+
+// TestPlainPutBytes: a derived item stored plain is, in its frame's
+// plaintext, exactly op 5, the id, the kind, the body length (u32 LE) and
+// the body (FORMAT.md 2.6), and reads back as a put of that body.
+func TestPlainPutBytes(t *testing.T) {
+	e := entry{op: OpPut, id: ID{0xff, 'i', 'x'}, kind: 4, plain: []byte("abc"), stored: true}
+	got := hex.EncodeToString(frameEntries([]entry{e}, batchMark{}))
+	want := "01000000" + "05" + "ff6978" + strings.Repeat("00", 13) + "04" + "03000000" + "616263"
+	if got != want {
+		t.Fatalf("frame plaintext\n got %s\nwant %s", got, want)
+	}
+	b, _ := hex.DecodeString(want)
+	es, _, err := parseEntries(b)
+	if err != nil || len(es) != 1 || es[0].op != OpPut || !es[0].stored || es[0].id != e.id || es[0].kind != 4 || string(es[0].plain) != "abc" {
+		t.Fatalf("read back %+v, %v", es, err)
+	}
+	if body, err := openItem(nil, [16]byte{}, &es[0]); err != nil || string(body) != "abc" {
+		t.Fatalf("openItem: %q, %v", body, err)
+	}
+	if s := sealOf(&es[0]); s != (Seal{}) {
+		t.Fatalf("a plain put has seal %x, want none", s)
+	}
 }

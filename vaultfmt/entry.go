@@ -11,6 +11,14 @@ package vaultfmt
 // The wrapped item key is nonce(24) || XChaCha20-Poly1305(wrap subkey, item
 // key) || tag(16); the sealed body is nonce(24) || XChaCha20-Poly1305(item
 // key, body) || tag(16).
+//
+// A derived item of a file whose header says they are stored plain
+// (extension 0x8003, FORMAT.md §2.11) is a plain put, sealed only by its
+// frame:
+//
+//	+----+---------+------+--------+-----------+
+//	| 05 | id (16) | kind | L u32  | body (L)  |
+//	+----+---------+------+--------+-----------+
 
 import (
 	"encoding/binary"
@@ -35,21 +43,36 @@ type entry struct {
 	kind       Kind
 	wrappedKey []byte // OpPut only
 	sealedBody []byte // OpPut only
-	plain      []byte // the opened body, when a replay opened it ahead
+	plain      []byte // the opened body, when a replay opened it ahead; a stored plain put's body
+	stored     bool   // a plain put (opPutPlain, op OpPut): a derived item, its body in plain, no item key
 	skip       bool   // left sealed: the handler's Skipper covers it
 	cover      uint32 // what the Skipper said covers it
 }
 
+// opPutPlain is the stored op of a plain put (a derived item whose frame
+// is its only seal). Part of the format: do not change.
+const opPutPlain Op = 5
+
 // encodedSize is the entry's length in a frame plaintext.
 func (e *entry) encodedSize() int {
-	if e.op != OpPut {
+	switch {
+	case e.op != OpPut:
 		return entryHeadSize
+	case e.stored:
+		return entryHeadSize + 4 + len(e.plain)
 	}
 	return entryHeadSize + wrappedKeySize + 4 + len(e.sealedBody)
 }
 
 // appendEntry writes e in frame-plaintext form.
 func appendEntry(dst []byte, e *entry) []byte {
+	if e.stored {
+		dst = append(dst, byte(opPutPlain))
+		dst = append(dst, e.id[:]...)
+		dst = append(dst, byte(e.kind))
+		dst = binary.LittleEndian.AppendUint32(dst, uint32(len(e.plain)))
+		return append(dst, e.plain...)
+	}
 	dst = append(dst, byte(e.op))
 	dst = append(dst, e.id[:]...)
 	dst = append(dst, byte(e.kind))
@@ -139,7 +162,20 @@ func parseEntriesTo(out []entry, pt []byte) ([]entry, batchMark, error) {
 			if m < sealOverhead {
 				return nil, mark, fmt.Errorf("entry %d: sealed body length %d too short", i, m)
 			}
+			if r.err || m > len(pt)-r.off {
+				// Checked before reading: a short read allocates what it
+				// was asked for.
+				return nil, mark, fmt.Errorf("entry %d overruns the frame", i)
+			}
 			e.sealedBody = r.bytes(m)
+		case opPutPlain:
+			// Where it may stand is the walk's to check (openItemFrameTo).
+			e.op, e.stored = OpPut, true
+			l := int(r.u32())
+			if r.err || l > len(pt)-r.off {
+				return nil, mark, fmt.Errorf("entry %d overruns the frame", i)
+			}
+			e.plain = r.bytes(l)
 		case OpDelete:
 		default:
 			return nil, mark, fmt.Errorf("entry %d: unknown op %d", i, e.op)
@@ -184,8 +220,12 @@ func openItemKey(k *keys, vaultID [16]byte, e *entry) ([]byte, error) {
 	return itemKey, nil
 }
 
-// openItem unwraps the item key and opens the body.
+// openItem unwraps the item key and opens the body (a plain put's body is
+// the one stored).
 func openItem(k *keys, vaultID [16]byte, e *entry) ([]byte, error) {
+	if e.stored {
+		return e.plain, nil
+	}
 	itemKey, err := openItemKey(k, vaultID, e)
 	if err != nil {
 		return nil, err
@@ -203,6 +243,9 @@ func openItem(k *keys, vaultID [16]byte, e *entry) ([]byte, error) {
 // heap buffer the caller owns (a frame's plaintext, never the file
 // mapping), and the sealed body is spent. On failure the bytes are wiped.
 func openItemInPlace(k *keys, vaultID [16]byte, e *entry) ([]byte, error) {
+	if e.stored {
+		return e.plain, nil
+	}
 	itemKey, err := openItemKey(k, vaultID, e)
 	if err != nil {
 		return nil, err

@@ -77,3 +77,38 @@ func FuzzOpenFile(f *testing.F) {
 		Verify(path, nil)
 	})
 }
+
+// FuzzParseEntries: the item-frame parser takes any plaintext without
+// panicking, and what it accepts (puts sealed or plain, deletes, a batch
+// marker) is written back byte for byte; checkStored then takes a plain
+// put exactly where it may stand (a derived item, in a payload whose
+// header says so).
+func FuzzParseEntries(f *testing.F) {
+	id := ID{1, 2, 3}
+	f.Add(frameEntries([]entry{{op: OpPut, id: id, kind: 4, plain: []byte("segment part"), stored: true}}, batchMark{}))
+	f.Add(frameEntries([]entry{{op: OpPut, id: id, kind: 1, wrappedKey: make([]byte, wrappedKeySize), sealedBody: make([]byte, sealOverhead+3)},
+		{op: OpDelete, id: id, kind: 1}}, batchMark{op: opBatchCommit, frames: 2}))
+	f.Add(frameEntries([]entry{{op: OpPut, id: id, kind: 4, plain: nil, stored: true}}, batchMark{op: opBatchMore}))
+	plainHeader := &header{derived: 4, plainDer: true}
+	f.Fuzz(func(t *testing.T, pt []byte) {
+		es, mark, err := parseEntries(pt)
+		if err != nil {
+			return
+		}
+		if back := frameEntries(es, mark); !bytes.Equal(back, pt) {
+			t.Fatalf("entries written back as %x, read from %x", back, pt)
+		}
+		for _, r := range []role{rolePayload, roleJournal} {
+			err := checkStored(es, plainHeader, r)
+			want := true
+			for i := range es {
+				if es[i].op == OpPut && es[i].stored != (r == rolePayload && es[i].kind == 4) {
+					want = false
+				}
+			}
+			if (err == nil) != want {
+				t.Fatalf("role %d: checkStored says %v, want ok %v", r, err, want)
+			}
+		}
+	})
+}

@@ -49,6 +49,7 @@ const (
 	extSignature     = 0x0001 // the signature record: Ed25519 public key || signature
 	extCritical      = 0x8000 // a record a reader must understand or refuse the file
 	extDerived       = 0x8002 // critical: the kind of derived items (FORMAT.md §2.11), 1 byte
+	extDerivedPlain  = 0x8003 // critical: the kind of derived items, stored plain (op 5, §2.11), 1 byte
 	signatureExtSize = 32 + 64
 	derivedExtSize   = 1
 	extPadding       = 0x0004 // not critical: zeros that keep a header at a length fixed in advance (build.go)
@@ -89,6 +90,7 @@ type header struct {
 	pin        ModelPin
 	sig        *Signature
 	derived    Kind       // kind of the payload's derived items; 0: none (§2.11)
+	plainDer   bool       // the derived items are stored plain, sealed by their frames only (0x8003); else each under its item key (0x8002)
 	ancestry   []ancestor // the epochs this one descends from, newest first (ancestry.go)
 	pad        int        // bytes of zeros in the padding record
 	padded     bool       // write the padding record (a build outside the lock, build.go)
@@ -165,7 +167,11 @@ func (h *header) encodeExt() []byte {
 		b = append(b, h.sig.Sig...)
 	}
 	if h.derived != 0 {
-		b = binary.LittleEndian.AppendUint16(b, extDerived)
+		typ := uint16(extDerived)
+		if h.plainDer {
+			typ = extDerivedPlain
+		}
+		b = binary.LittleEndian.AppendUint16(b, typ)
 		b = binary.LittleEndian.AppendUint16(b, derivedExtSize)
 		b = append(b, byte(h.derived))
 	}
@@ -332,11 +338,14 @@ func (h *header) decodeExt(r *reader) error {
 				return corruptf("header", recAt, -1, "signature record is %d bytes, want %d", ln, signatureExtSize)
 			}
 			h.sig = &Signature{PublicKey: bytes.Clone(val[:32]), Sig: bytes.Clone(val[32:])}
-		case typ == extDerived:
+		case typ == extDerived || typ == extDerivedPlain:
 			if ln != derivedExtSize || val[0] == 0 {
 				return corruptf("header", recAt, -1, "derived-items record is %d bytes (kind %v), want 1 byte, a kind other than 0", ln, val)
 			}
-			h.derived = Kind(val[0])
+			if h.derived != 0 {
+				return corruptf("header", recAt, -1, "two derived-items records")
+			}
+			h.derived, h.plainDer = Kind(val[0]), typ == extDerivedPlain
 		case typ == extAncestry:
 			as, err := parseAncestry(val)
 			if err != nil {

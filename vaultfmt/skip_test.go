@@ -71,18 +71,20 @@ func (s *sealer) Apply(c Change) error {
 	}
 	return s.collector.Apply(c)
 }
-func (s *sealer) SkipOpen() func(ID, Kind, Seal) (uint32, bool) {
+func (s *sealer) SkipOpen() func() func(ID, Kind, Seal) (uint32, bool) {
 	list := s.derived
 	if list == nil {
 		return nil
 	}
-	return func(id ID, _ Kind, sl Seal) (uint32, bool) {
-		for i, b := uint32(0), list; len(b) >= 32; i, b = i+1, b[32:] {
-			if bytes.Equal(b[:16], id[:]) && bytes.Equal(b[16:32], sl[:]) {
-				return i, true
+	return func() func(ID, Kind, Seal) (uint32, bool) {
+		return func(id ID, _ Kind, sl Seal) (uint32, bool) {
+			for i, b := uint32(0), list; len(b) >= 32; i, b = i+1, b[32:] {
+				if bytes.Equal(b[:16], id[:]) && bytes.Equal(b[16:32], sl[:]) {
+					return i, true
+				}
 			}
+			return 0, false
 		}
-		return 0, false
 	}
 }
 func (s *sealer) PayloadEnd(uint64) error {
@@ -199,7 +201,21 @@ func TestSkipNeedsDerivedFramesOfTheirOwn(t *testing.T) {
 // are opened on several goroutines (run it with -race) and still reach
 // the handler first, whole and in order, before it is asked what to skip;
 // a changed byte in any one of those frames is reported at that frame.
+//
+// It runs on both ways derived items are stored: plain (what this build
+// writes, extension 0x8003) and each under its item key (0x8002, the
+// vaults written before), which still open.
 func TestSkipAfterManyDerivedFrames(t *testing.T) {
+	for _, sealed := range []bool{false, true} {
+		t.Run(fmt.Sprintf("sealed=%v", sealed), func(t *testing.T) {
+			defer func(was bool) { writeDerivedSealed = was }(writeDerivedSealed)
+			writeDerivedSealed = sealed
+			testSkipAfterManyDerivedFrames(t, sealed)
+		})
+	}
+}
+
+func testSkipAfterManyDerivedFrames(t *testing.T, legacy bool) {
 	const pads = 9
 	path, v, c := newTestVault(t)
 	var changes []Change
@@ -270,13 +286,50 @@ func TestSkipAfterManyDerivedFrames(t *testing.T) {
 			t.Errorf("derived frame %d changed: open says %v, want damage at offset %d", bad, err, raw[bad].off)
 		}
 	}
-	// A derived body changed inside a frame that still authenticates (a
-	// writer holding the frame key): its own seal refuses it.
+	// The header says how the derived items are stored, and they are.
+	if h.plainDer == legacy {
+		t.Fatalf("header: derived items plain %v, want %v", h.plainDer, !legacy)
+	}
 	const bad = 3
 	es, _, err := openItemFrame(&k, h, rolePayload, "payload", bad, raw[bad])
 	if err != nil || len(es) != 1 {
 		t.Fatalf("derived frame %d: %d entries, %v", bad, len(es), err)
 	}
+	if es[0].stored == legacy {
+		t.Fatalf("derived frame %d: entry stored plain %v, want %v", bad, es[0].stored, !legacy)
+	}
+	if !legacy {
+		// Its frame is its seal: the plain put is refused anywhere else
+		// (another kind, or a file whose header does not say so), and a
+		// sealed derived put in a file that stores them plain is too.
+		other := *h
+		other.plainDer = false
+		if _, _, err := openItemFrame(&k, &other, rolePayload, "payload", bad, raw[bad]); err == nil || !strings.Contains(err.Error(), "plain put") {
+			t.Errorf("a plain put in a file whose header does not say so: %v", err)
+		}
+		other = *h
+		other.derived = 8
+		if _, _, err := openItemFrame(&k, &other, rolePayload, "payload", bad, raw[bad]); err == nil || !strings.Contains(err.Error(), "plain put") {
+			t.Errorf("a plain put of another kind than the derived one: %v", err)
+		}
+		old, err := sealItem(&k, h.vaultID, rand.Reader, Change{Op: OpPut, Item: Item{ID: es[0].id, Kind: es[0].kind, Body: es[0].plain}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pt := frameEntries([]entry{old}, batchMark{})
+		if _, _, err := parseEntries(pt); err != nil {
+			t.Fatal(err)
+		}
+		if es2, _, _ := parseEntries(pt); checkStored(es2, h, rolePayload) == nil {
+			t.Errorf("a derived item sealed under an item key in a file that stores them plain was taken")
+		}
+		if es2, _, _ := parseEntries(frameEntries(es, batchMark{})); checkStored(es2, h, roleJournal) == nil {
+			t.Errorf("a plain put in the journal was taken")
+		}
+		return
+	}
+	// A derived body changed inside a frame that still authenticates (a
+	// writer holding the frame key): its own seal refuses it.
 	es[0].sealedBody[nonceSize+100] ^= 1
 	sealed, err := seal(nil, k.frame[:], rand.Reader, frameEntries(es, batchMark{}), aadFrame(rolePayload, h.vaultID, h.epoch, bad))
 	if err != nil {

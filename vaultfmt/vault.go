@@ -224,7 +224,7 @@ func (v *Vault) loadFrom(f *os.File, u *Unlock) (*fileState, error) {
 // and fills st.
 func (v *Vault) replay(st *fileState, im *image) error {
 	data := im.data
-	var skipper func() func(ID, Kind, Seal) (uint32, bool)
+	var skipper func() func() func(ID, Kind, Seal) (uint32, bool)
 	if sk, ok := v.h.(Skipper); ok {
 		skipper = sk.SkipOpen
 	}

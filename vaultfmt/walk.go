@@ -1,8 +1,10 @@
 package vaultfmt
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -47,7 +49,7 @@ func walkPayloadWith(file []byte, h *header, k *keys, fn frameFn, openBodies boo
 // With expect, the end marker is read ahead and expect told how many items
 // are coming, so the caller sizes what it fills once instead of growing it
 // a hundred thousand times; the marker is checked at the end all the same.
-func walkPayloadSkipping(file []byte, h *header, k *keys, fn frameFn, openBodies bool, skipper func() func(ID, Kind, Seal) (uint32, bool), expect func(items int)) (frames, items int, err error) {
+func walkPayloadSkipping(file []byte, h *header, k *keys, fn frameFn, openBodies bool, skipper func() func() func(ID, Kind, Seal) (uint32, bool), expect func(items int)) (frames, items int, err error) {
 	start := int64(h.length)
 	end := start + int64(h.payloadLen)
 	if h.payloadLen > uint64(len(file)) || end > int64(len(file)) {
@@ -73,7 +75,8 @@ func walkPayloadSkipping(file []byte, h *header, k *keys, fn frameFn, openBodies
 			expect(int(min(n, h.payloadLen/entryHeadSize)))
 		}
 	}
-	var skip func(ID, Kind, Seal) (uint32, bool)
+	// newSkip makes each frame's skip predicate (a [Skipper]'s).
+	var newSkip func() func(ID, Kind, Seal) (uint32, bool)
 	// openEntries checks and opens the entries of payload frame i, whose
 	// frame layer is already open.
 	openEntries := func(i int, es []entry, mark batchMark, inPlace bool) ([]entry, error) {
@@ -82,11 +85,24 @@ func walkPayloadSkipping(file []byte, h *header, k *keys, fn frameFn, openBodies
 		if mark.op != 0 {
 			return nil, corruptf("payload", f.off, i, "a batch marker belongs in the journal only")
 		}
+		var skip func(ID, Kind, Seal) (uint32, bool)
+		if newSkip != nil && openBodies {
+			skip = newSkip()
+		}
 		for j := range es {
 			if es[j].op != OpPut {
 				return nil, corruptf("payload", f.off, i, "entry %d is a tombstone; a payload holds live items only", j)
 			}
 			if !openBodies {
+				continue
+			}
+			if es[j].stored {
+				// A derived item, sealed by its frame only. A frame of a
+				// derived item holds nothing else when written (2.11);
+				// should one not, the body leaves the recycled plaintext.
+				if !inPlace {
+					es[j].plain = bytes.Clone(es[j].plain)
+				}
 				continue
 			}
 			if skip != nil {
@@ -137,7 +153,7 @@ func walkPayloadSkipping(file []byte, h *header, k *keys, fn frameFn, openBodies
 			return 0, 0, err
 		}
 		if !mixed {
-			skip = skipper()
+			newSkip = skipper()
 		}
 	}
 	applyFrame := func(i int, f openedFrame) error {
@@ -356,7 +372,32 @@ func openItemFrameTo(k *keys, h *header, r role, region string, seq int, f rawFr
 	if err != nil {
 		return nil, mark, corruptf(region, f.off, seq, "%v", err)
 	}
+	if err := checkStored(es, h, r); err != nil {
+		return nil, mark, corruptf(region, f.off, seq, "%v", err)
+	}
 	return es, mark, nil
+}
+
+// checkStored checks how a frame's puts are stored (2.6, 2.11): a plain
+// put (op 5) only for a derived item in the payload of a file whose
+// header says derived items are stored plain, and there every derived
+// item plain.
+func checkStored(es []entry, h *header, r role) error {
+	plainDerived := r == rolePayload && h.plainDer
+	for i := range es {
+		e := &es[i]
+		if e.op != OpPut {
+			continue
+		}
+		derived := plainDerived && e.kind == h.derived
+		if e.stored && !derived {
+			return fmt.Errorf("entry %d is a plain put of kind %d; only a derived item is stored plain, in a payload whose header says so", i, e.kind)
+		}
+		if !e.stored && derived {
+			return fmt.Errorf("entry %d is a derived item sealed under an item key; this file stores them plain", i)
+		}
+	}
+	return nil
 }
 
 // inOrder runs open(0 … n−1) on up to GOMAXPROCS goroutines (at most

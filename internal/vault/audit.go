@@ -162,6 +162,11 @@ type auditChain struct {
 	// scratch is where add encodes a row back to compare it with the
 	// body it came from.
 	scratch []byte
+	// lastStr and lastOp are the string and op numbered last (0: none):
+	// entries in a row mostly share their caller and op, and comparing
+	// with the last costs less than a map lookup.
+	lastStr uint32
+	lastOp  uint16
 }
 
 // chainRow is one entry: 72 bytes.
@@ -200,6 +205,9 @@ func (c *auditChain) search(pos uint64) int {
 
 // find is the index of the row at pos.
 func (c *auditChain) find(pos uint64) (int, bool) {
+	if n := len(c.rows); n > 0 && c.rows[n-1].pos < pos {
+		return n, false // past the end: how an open meets the entries
+	}
 	i := c.search(pos)
 	return i, i < len(c.rows) && c.rows[i].pos == pos
 }
@@ -311,9 +319,8 @@ func (c *auditChain) rowOf(i int, pos uint64, body []byte, f *auditFields) chain
 	}
 	switch {
 	case len(f.target) == 0:
-	case isHexID(f.target):
+	case decodeHexID(&r.target, f.target):
 		r.flags |= auditTargetID
-		_, _ = hex.Decode(r.target[:], f.target)
 	default:
 		r.flags |= auditTargetStr
 		binary.LittleEndian.PutUint32(r.target[:], c.str(f.target))
@@ -347,20 +354,47 @@ func (c *auditChain) keepRaw(pos uint64, body []byte) {
 
 // isHexID reports whether v is an id as idString writes it.
 func isHexID(v []byte) bool {
+	var id [16]byte
+	return decodeHexID(&id, v)
+}
+
+// decodeHexID decodes v into id when it is an id as idString writes it
+// (32 lower-case hex digits) and reports whether it was; id is undefined
+// when not. One table lookup a digit: the check and the decode, two
+// passes with a branch a byte, were a fifth of keeping an audit entry at
+// open (two for each memory).
+func decodeHexID(id *[16]byte, v []byte) bool {
 	if len(v) != 32 {
 		return false
 	}
-	for _, b := range v {
-		if (b < '0' || b > '9') && (b < 'a' || b > 'f') {
-			return false
-		}
+	var bad byte
+	for i := range id {
+		hi, lo := hexDigit[v[2*i]], hexDigit[v[2*i+1]]
+		bad |= hi | lo
+		id[i] = hi<<4 | lo&0x0f
 	}
-	return true
+	return bad&0x80 == 0
 }
+
+// hexDigit is the value of each lower-case hex digit; 0x80 marks every
+// other byte.
+var hexDigit = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 0x80
+	}
+	for i, c := range "0123456789abcdef" {
+		t[c] = byte(i)
+	}
+	return t
+}()
 
 // str numbers a caller or target; 0 is the empty string.
 func (c *auditChain) str(v []byte) uint32 {
+	if n := c.lastStr; n != 0 && string(v) == c.strs[n] {
+		return n
+	}
 	if n, ok := c.strNum[string(v)]; ok {
+		c.lastStr = n
 		return n
 	}
 	if c.strNum == nil {
@@ -370,12 +404,17 @@ func (c *auditChain) str(v []byte) uint32 {
 	n := uint32(len(c.strs))
 	c.strNum[s] = n
 	c.strs = append(c.strs, s)
+	c.lastStr = n
 	return n
 }
 
 // opOf numbers an op; false when there are too many to number.
 func (c *auditChain) opOf(v []byte) (uint16, bool) {
+	if n := c.lastOp; n != 0 && string(v) == c.ops[n] {
+		return n, true
+	}
 	if n, ok := c.opNum[string(v)]; ok {
+		c.lastOp = n
 		return n, true
 	}
 	if c.opNum == nil {
@@ -391,6 +430,7 @@ func (c *auditChain) opOf(v []byte) (uint16, bool) {
 	n := uint16(len(c.ops))
 	c.opNum[s] = n
 	c.ops = append(c.ops, s)
+	c.lastOp = n
 	return n, true
 }
 

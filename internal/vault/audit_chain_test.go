@@ -273,3 +273,36 @@ func TestAuditChainRowsRebuildBodies(t *testing.T) {
 		t.Fatalf("verify counted %d", rep.Entries)
 	}
 }
+
+// TestDecodeHexID: an audit target is an id exactly when it is 32
+// lower-case hex digits, as idString writes it, and then decodes to that
+// id; any other byte anywhere, an upper-case digit among them, or another
+// length is not one.
+func TestDecodeHexID(t *testing.T) {
+	want := [16]byte{0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef, 0xfe, 0xdc, 0xba, 0x98, 0x76, 0x54, 0x32, 0x10}
+	text := []byte(idString(want))
+	var got [16]byte
+	if !decodeHexID(&got, text) || got != want {
+		t.Fatalf("decodeHexID(%s) = %x", text, got)
+	}
+	for i := range text {
+		for b := 0; b < 256; b++ {
+			v := bytes.Clone(text)
+			v[i] = byte(b)
+			isDigit := b >= '0' && b <= '9' || b >= 'a' && b <= 'f'
+			var id [16]byte
+			ok := decodeHexID(&id, v)
+			if ok != isDigit {
+				t.Fatalf("byte %#x at %d: id %v, want %v", b, i, ok, isDigit)
+			}
+			if ok && idString(id) != string(v) {
+				t.Fatalf("byte %#x at %d: decoded to %x", b, i, id)
+			}
+		}
+	}
+	for _, v := range []string{"", string(text[:31]), string(text) + "0", "0123456789ABCDEFfedcba9876543210"} {
+		if decodeHexID(&got, []byte(v)) || isHexID([]byte(v)) {
+			t.Errorf("%q taken for an id", v)
+		}
+	}
+}

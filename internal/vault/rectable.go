@@ -36,7 +36,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"sync/atomic"
 	"time"
 
 	"github.com/compartment/compartment/internal/search"
@@ -347,9 +346,19 @@ func fromTableTime(ms int64) time.Time {
 }
 
 // decodeTable checks the framing of a record table; the slices alias b.
-func decodeTable(b []byte) (*recordTable, error) {
+func decodeTable(b []byte) (*recordTable, error) { return decodeTableChunks([][]byte{b}) }
+
+// decodeTableChunks is [decodeTable] of the table whose bytes are the
+// chunks one after the other (its parts, 3.6), without joining them: the
+// columns and arenas alias the chunks, and only one that straddles two
+// of them is copied. Joining the parts copied a 100,000-memory table's
+// 32 MB into fresh memory on the open's way to its records (about 13 ms
+// of CPU); the one straddler there is a 1.5 MB column.
+func decodeTableChunks(chunks [][]byte) (*recordTable, error) {
 	le := binary.LittleEndian
-	if len(b) < tableHeadSize || string(b[:4]) != tableMagic {
+	r := newChunkReader(chunks)
+	b := takeBytes(r, tableHeadSize)
+	if b == nil || string(b[:4]) != tableMagic {
 		return nil, fmt.Errorf("%w: no table header", errTable)
 	}
 	if b[4] != tableVersion || b[5]|b[6]|b[7]|b[26]|b[27] != 0 {
@@ -358,21 +367,13 @@ func decodeTable(b []byte) (*recordTable, error) {
 	t := &recordTable{epoch: le.Uint64(b[8:]), dim: int(le.Uint16(b[24:]))}
 	copy(t.model[:], b[16:24])
 	n, s, na := uint64(le.Uint32(b[28:])), uint64(le.Uint32(b[32:])), uint64(le.Uint32(b[36:]))
-	rest := b[tableHeadSize:]
 	// Every count is checked against the bytes before anything is sized
 	// by it.
-	if n > uint64(len(rest))/(tableRowFixed+8) || s == 0 || s > uint64(len(rest))/4 || na > uint64(len(rest))/36 {
+	if left := r.left; n > left/(tableRowFixed+8) || s == 0 || s > left/4 || na > left/36 {
 		return nil, fmt.Errorf("%w: %d rows, %d strings and %d audit rows do not fit", errTable, n, s, na)
 	}
 	t.n, t.na = int(n), int(na)
-	take := func(k int) []byte {
-		if k > len(rest) {
-			return nil
-		}
-		c := rest[:k:k]
-		rest = rest[k:]
-		return c
-	}
+	take := func(k int) []byte { return takeBytes(r, k) }
 	t.ids, t.seals = take(16*t.n), take(16*t.n)
 	t.seq, t.created, t.affirm, t.imp = take(8*t.n), take(8*t.n), take(8*t.n), take(8*t.n)
 	t.docs, t.windows, t.flags = take(4*t.n), take(2*t.n), take(t.n)
@@ -383,7 +384,7 @@ func decodeTable(b []byte) (*recordTable, error) {
 	if strOff == nil {
 		return nil, fmt.Errorf("%w: truncated", errTable)
 	}
-	strBytes, err := arena(strOff, int(s), &rest)
+	strBytes, err := arena(strOff, int(s), r)
 	if err != nil {
 		return nil, err
 	}
@@ -397,13 +398,13 @@ func decodeTable(b []byte) (*recordTable, error) {
 	if t.textOff = take(4 * (t.n + 1)); t.textOff == nil {
 		return nil, fmt.Errorf("%w: truncated", errTable)
 	}
-	if t.text, err = arena(t.textOff, t.n, &rest); err != nil {
+	if t.text, err = arena(t.textOff, t.n, r); err != nil {
 		return nil, err
 	}
 	if t.restOff = take(4 * (t.n + 1)); t.restOff == nil {
 		return nil, fmt.Errorf("%w: truncated", errTable)
 	}
-	if t.rest, err = arena(t.restOff, t.n, &rest); err != nil {
+	if t.rest, err = arena(t.restOff, t.n, r); err != nil {
 		return nil, err
 	}
 	t.audIDs, t.audSeals, t.audOff = take(16*t.na), take(16*t.na), take(4*(t.na+1))
@@ -412,14 +413,14 @@ func decodeTable(b []byte) (*recordTable, error) {
 	if t.audOff == nil || len(t.audIDs) != 16*t.na || len(t.audSeals) != 16*t.na {
 		return nil, fmt.Errorf("%w: truncated", errTable)
 	}
-	if t.aud, err = arena(t.audOff, t.na, &rest); err != nil {
+	if t.aud, err = arena(t.audOff, t.na, r); err != nil {
 		return nil, err
 	}
 	if t.audKeys, err = ascending(t.audIDs, "audit"); err != nil {
 		return nil, err
 	}
-	if len(rest) != 0 {
-		return nil, fmt.Errorf("%w: %d trailing bytes", errTable, len(rest))
+	if r.left != 0 {
+		return nil, fmt.Errorf("%w: %d trailing bytes", errTable, r.left)
 	}
 	if t.keys, err = ascending(t.ids, "record"); err != nil {
 		return nil, err
@@ -448,8 +449,8 @@ func decodeTable(b []byte) (*recordTable, error) {
 }
 
 // arena checks an offset array of k+1 non-decreasing u32 starting at 0 and
-// takes the bytes it spans from *rest.
-func arena(off []byte, k int, rest *[]byte) ([]byte, error) {
+// takes the bytes it spans from r.
+func arena(off []byte, k int, r *chunkReader) ([]byte, error) {
 	le := binary.LittleEndian
 	if le.Uint32(off) != 0 {
 		return nil, fmt.Errorf("%w: an arena does not start at 0", errTable)
@@ -460,12 +461,20 @@ func arena(off []byte, k int, rest *[]byte) ([]byte, error) {
 		}
 	}
 	size := uint64(le.Uint32(off[4*k:]))
-	if size > uint64(len(*rest)) {
+	if size > r.left {
 		return nil, fmt.Errorf("%w: an arena of %d bytes overruns the table", errTable, size)
 	}
-	a := (*rest)[:size:size]
-	*rest = (*rest)[size:]
-	return a, nil
+	return takeBytes(r, int(size)), nil
+}
+
+// takeBytes is the next k bytes of r in one slice, its capacity cut to k
+// (a copy only when they straddle two chunks), or nil if fewer are left.
+func takeBytes(r *chunkReader, k int) []byte {
+	b := r.bytes(uint64(k))
+	if b == nil {
+		return nil
+	}
+	return b[:k:k]
 }
 
 // checkRest checks row i's rest fields: well framed, and only the fields
@@ -612,7 +621,7 @@ func (s *state) collectTablePart(id vaultfmt.ID, body []byte) {
 // SkipOpen implements vaultfmt.Skipper: with the early segment restored
 // and the record table decoded and consistent with it, the payload items
 // the table names by their seal are not opened.
-func (s *state) SkipOpen() func(vaultfmt.ID, vaultfmt.Kind, vaultfmt.Seal) (uint32, bool) {
+func (s *state) SkipOpen() func() func(vaultfmt.ID, vaultfmt.Kind, vaultfmt.Seal) (uint32, bool) {
 	parts := s.tableParts
 	s.tableParts = nil
 	if !useTable || !s.loading || s.early == nil || len(parts) == 0 || s.v.enc == nil {
@@ -627,39 +636,42 @@ func (s *state) SkipOpen() func(vaultfmt.ID, vaultfmt.Kind, vaultfmt.Seal) (uint
 	// The row found here comes back with the item (Change.Cover), so
 	// applyCovered does not search for it again: the searches were a
 	// tenth of an open at 100,000 memories, each step a cache miss.
-	// The payload holds its audit entries in id order, as the table its
-	// audit rows: the row after the last one found is tried first. The
-	// predicate runs on every decrypting core at once, so the hint is an
-	// atomic; a stale one only costs the search it would have saved.
-	var lastAud atomic.Int64
-	lastAud.Store(-1)
+	// Each frame's predicate guesses its next item from its last: a
+	// compaction writes the records in the order they were last written,
+	// which is mostly their doc order (docs are handed out as records are
+	// indexed), and the audit entries in id order, as the table's audit
+	// rows. A guess is checked against the ids; a wrong one only costs
+	// the lookup it would have saved.
 	e := s.early
-	return func(id vaultfmt.ID, kind vaultfmt.Kind, seal vaultfmt.Seal) (uint32, bool) {
-		switch kind {
-		case kindRecord:
-			// The early segment's doc of id names the row in docRow (the
-			// ids compared), faster than a search.
-			i := -1
-			if doc, ok := e.docOf[id]; ok && int64(doc) < int64(len(t.docRow)) {
-				if r := int(t.docRow[doc]); r >= 0 && bytes.Equal(t.id(r), id[:]) {
-					i = r
+	return func() func(vaultfmt.ID, vaultfmt.Kind, vaultfmt.Seal) (uint32, bool) {
+		nextDoc, nextAud := int64(-1), -1
+		return func(id vaultfmt.ID, kind vaultfmt.Kind, seal vaultfmt.Seal) (uint32, bool) {
+			switch kind {
+			case kindRecord:
+				// The row of a record with vectors is docRow of its doc
+				// in the early segment (openTable checked that the row's
+				// id is the segment's there); else a search finds it.
+				i := -1
+				if doc := uint32(nextDoc); nextDoc >= 0 && e.docAt(doc, id) {
+					i = int(t.docRow[doc])
+					nextDoc++
 				}
+				if i < 0 {
+					if i = t.row(id); i >= 0 && t.window(i) > 0 {
+						nextDoc = int64(t.doc(i)) + 1
+					}
+				}
+				return uint32(max(i, 0)), i >= 0 && bytes.Equal(t.seals[16*i:16*i+16], seal[:])
+			case kindAudit:
+				i := nextAud
+				if i < 0 || i >= t.na || !bytes.Equal(t.audIDs[16*i:16*i+16], id[:]) {
+					i = t.auditRow(id)
+				}
+				nextAud = i + 1
+				return uint32(max(i, 0)), i >= 0 && bytes.Equal(t.audSeals[16*i:16*i+16], seal[:])
 			}
-			if i < 0 {
-				i = t.row(id)
-			}
-			return uint32(i), i >= 0 && bytes.Equal(t.seals[16*i:16*i+16], seal[:])
-		case kindAudit:
-			i := int(lastAud.Load()) + 1
-			if i >= t.na || !bytes.Equal(t.audIDs[16*i:16*i+16], id[:]) {
-				i = t.auditRow(id)
-			}
-			if i >= 0 {
-				lastAud.Store(int64(i))
-			}
-			return uint32(i), i >= 0 && bytes.Equal(t.audSeals[16*i:16*i+16], seal[:])
+			return 0, false
 		}
-		return 0, false
 	}
 }
 
@@ -667,18 +679,18 @@ func (s *state) SkipOpen() func(vaultfmt.ID, vaultfmt.Kind, vaultfmt.Seal) (uint
 // against the early segment: same model, and each row's doc the
 // segment's doc for that record.
 func (s *state) openTable(parts map[vaultfmt.ID][]byte) (*recordTable, error) {
-	// joinSegment checks the part numbers against segment ids; give it
+	// orderSegment checks the part numbers against segment ids; give it
 	// the parts under those.
 	renamed := make(map[vaultfmt.ID][]byte, len(parts))
 	for id, body := range parts {
 		renamed[segmentID(int(binary.BigEndian.Uint16(id[14:])))] = body
 	}
 	clear(parts)
-	b, err := joinSegment(renamed)
+	chunks, err := orderSegment(renamed)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", errTable, err)
 	}
-	t, err := decodeTable(b)
+	t, err := decodeTableChunks(chunks)
 	if err != nil {
 		return nil, err
 	}
@@ -697,8 +709,8 @@ func (s *state) openTable(parts map[vaultfmt.ID][]byte) (*recordTable, error) {
 		if t.window(i) == 0 {
 			continue
 		}
-		doc, ok := e.docOf[vaultfmt.ID(t.id(i))]
-		if !ok || doc != t.doc(i) || int64(doc) >= int64(len(t.docRow)) {
+		doc := t.doc(i)
+		if !e.docAt(doc, vaultfmt.ID(t.id(i))) || t.docRow[doc] >= 0 {
 			return nil, fmt.Errorf("%w: row %d's doc is not the segment's", errTable, i)
 		}
 		t.docRow[doc] = int32(i)
@@ -732,15 +744,20 @@ func (s *state) applyCovered(id vaultfmt.ID, kind vaultfmt.Kind, row uint32) err
 		}
 		return nil
 	}
+	// The row is the one SkipOpen's predicate found for this id (it
+	// compared the ids, or found the row by its doc, whose id openTable
+	// compared), and vaultfmt hands it back with the item: comparing the
+	// ids again here read one row of a column at random per record on
+	// the open's serial path, a cache miss each. The seq of the rows is
+	// taken at tableEnd, in one pass, for the same reason.
 	i := int(row)
-	if row >= uint32(t.n) || !bytes.Equal(t.id(i), id[:]) || t.matched[i] {
+	if row >= uint32(t.n) || t.matched[i] {
 		t.bad = fmt.Errorf("%w: item %x met twice or not in the table", errTable, id)
 		return nil
 	}
 	t.matched[i] = true
 	// The row stays a row (recordSet): PayloadEnd hands the table to the
 	// record set once it has covered the payload exactly.
-	s.maxSeq = max(s.maxSeq, t.seqAt(i))
 	return nil
 }
 
@@ -771,6 +788,10 @@ func (s *state) tableEnd(epoch uint64) error {
 	}
 	if err != nil {
 		return s.tableRefused(err)
+	}
+	// Every row was met: the payload's records include them all.
+	for i := 0; i < t.n; i++ {
+		s.maxSeq = max(s.maxSeq, t.seqAt(i))
 	}
 	return nil
 }

@@ -734,3 +734,53 @@ func TestTableSlimReadsAsDecoded(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeTableChunksAnySplit: a table read from its bytes cut into two
+// or three chunks anywhere (as its parts are) decodes to the same rows and
+// audit entries as from one slice, and a table cut short or changed is
+// refused the same way wherever the cuts fall.
+func TestDecodeTableChunksAnySplit(t *testing.T) {
+	r := &Record{Text: "the claim", Source: "from chat", Namespace: "user", Kind: KindOpinion, Tags: []string{"x", "y"},
+		Created: time.UnixMilli(5).UTC(), Importance: 0.7, Caller: "cli", Seq: 9}
+	b := encodeTable(3, [8]byte{1}, 2, []tableRow{{id: vaultfmt.ID{1}, seal: vaultfmt.Seal{7}, r: r, doc: 0, windows: 1},
+		{id: vaultfmt.ID{2}, r: r, doc: tableNoDoc}, {id: vaultfmt.ID{3}, r: &Record{Text: "another"}, doc: 4, windows: 2}},
+		[]auditRow{{id: auditID(1), seal: vaultfmt.Seal{9}, body: []byte("first body")}, {id: auditID(2), body: []byte("second")}})
+	whole, err := decodeTable(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantRows, wantAuds := tableRows(t, whole), tableAudits(whole)
+	same := func(name string, chunks [][]byte) {
+		t.Helper()
+		tb, err := decodeTableChunks(chunks)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if got := tableRows(t, tb); !reflect.DeepEqual(got, wantRows) {
+			t.Fatalf("%s: rows differ", name)
+		}
+		if got := tableAudits(tb); !reflect.DeepEqual(got, wantAuds) {
+			t.Fatalf("%s: audit rows differ", name)
+		}
+	}
+	for i := 0; i <= len(b); i++ {
+		same(fmt.Sprintf("cut at %d", i), [][]byte{b[:i], b[i:]})
+		j := min(len(b), i+1+i%37)
+		same(fmt.Sprintf("cut at %d and %d", i, j), [][]byte{b[:i], b[i:j], b[j:]})
+	}
+	for k := 0; k < len(b); k++ {
+		short := b[:k]
+		for i := 0; i <= k; i += 1 + k/16 {
+			if _, err := decodeTableChunks([][]byte{short[:i], short[i:]}); !errors.Is(err, errTable) {
+				t.Fatalf("table cut short to %d bytes, split at %d: %v", k, i, err)
+			}
+		}
+	}
+	bad := slices.Clone(b)
+	bad[28]++ // one row more than the columns hold
+	for i := 0; i <= len(bad); i += 7 {
+		if _, err := decodeTableChunks([][]byte{bad[:i], bad[i:]}); !errors.Is(err, errTable) {
+			t.Fatalf("changed row count, split at %d: %v", i, err)
+		}
+	}
+}
