@@ -105,7 +105,7 @@ type recordTable struct {
 	impDict                          []uint64
 	strings                          []string // interned
 	textOff                          []byte   // (n+1) × u32
-	text                             []byte
+	textArena                        []byte
 	restOff                          []byte // (n+1) × u32
 	rest                             []byte
 	// The audit entries (kind 3) it covers.
@@ -146,6 +146,12 @@ func (t *recordTable) str(c, i int) string {
 func keyOf(id []byte) uint64 { return binary.BigEndian.Uint64(id) }
 
 func (t *recordTable) doc(i int) uint32 { return binary.LittleEndian.Uint32(t.docs[4*i:]) }
+
+// text is row i's claim.
+func (t *recordTable) text(i int) string {
+	le := binary.LittleEndian
+	return string(t.textArena[le.Uint32(t.textOff[4*i:]):le.Uint32(t.textOff[4*i+4:])])
+}
 
 func (t *recordTable) window(i int) int { return int(binary.LittleEndian.Uint16(t.windows[2*i:])) }
 
@@ -397,7 +403,7 @@ func decodeTable(b []byte) (*recordTable, error) {
 	if t.textOff = take(4 * (t.n + 1)); t.textOff == nil {
 		return nil, fmt.Errorf("%w: truncated", errTable)
 	}
-	if t.text, err = arena(t.textOff, t.n, &rest); err != nil {
+	if t.textArena, err = arena(t.textOff, t.n, &rest); err != nil {
 		return nil, err
 	}
 	if t.restOff = take(4 * (t.n + 1)); t.restOff == nil {
@@ -511,7 +517,7 @@ func (t *recordTable) record(i int, engine *search.Engine) *Record {
 	id := t.id(i)
 	r := &Record{
 		ID:         idString(vaultfmt.ID(id)),
-		Text:       string(t.text[le.Uint32(t.textOff[4*i:]):le.Uint32(t.textOff[4*i+4:])]),
+		Text:       t.text(i),
 		Source:     t.str(colSource, i),
 		Discovered: t.str(colDiscovered, i),
 		Created:    fromTableTime(int64(le.Uint64(t.created[8*i:]))),

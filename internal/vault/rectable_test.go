@@ -202,14 +202,24 @@ func TestRecordTableOpensAsTheFullReplay(t *testing.T) {
 		t.Error("the table's bytes are kept after the open")
 	}
 	// The searches first, while the table's records are still rows: a
-	// search builds only the records it returns.
+	// search keeps no record it built (its hits are copies), and one that
+	// asks about a past time builds the replaced rows only.
 	set := &r.st.records
 	if set.t == nil || set.left < r.st.tableRecords-3 {
 		t.Fatalf("the open built the table's records: %d of %d rows left", set.left, r.st.tableRecords)
 	}
 	left := set.left
-	if hits, err := r.Search(SearchRequest{Query: "release train", TopK: 3}); err != nil || len(hits) != 3 || set.left < left-3 {
-		t.Errorf("a search of 3 built %d records (%d hits, %v)", left-set.left, len(hits), err)
+	if hits, err := r.Search(SearchRequest{Query: "release train", TopK: 3}); err != nil || len(hits) != 3 || set.left != left {
+		t.Errorf("a search of 3 kept %d records (%d hits, %v)", left-set.left, len(hits), err)
+	}
+	replacedRows := 0
+	for i, out := range set.out {
+		if !out && set.t.superseded[i] {
+			replacedRows++
+		}
+	}
+	if hits, err := r.Search(SearchRequest{Query: "release train", AsOf: "2026-01-01"}); err != nil || set.left != left-replacedRows {
+		t.Errorf("a search as of a day kept %d records, of %d replaced rows (%d hits, %v)", left-set.left, replacedRows, len(hits), err)
 	}
 	if got := ranking(t, r, queries); !slices.Equal(got, want) {
 		t.Errorf("from the table:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
