@@ -711,8 +711,10 @@ func (s *state) openTable(parts map[vaultfmt.ID][]byte) (*recordTable, error) {
 	}
 	t.matched, t.audMatched = make([]bool, t.n), make([]bool, t.na)
 	// The table says how many entries are coming: room for them at once
-	// instead of growing a hundred thousand times.
-	s.audit.grow(t.na)
+	// instead of growing a hundred thousand times, and for the journal
+	// after it (ann.roomFor's sixteenth): the first entry beyond the room
+	// grows the rows by a quarter (at 100,000 entries 6.6 MB became 8.3).
+	s.audit.grow(t.na + t.na/16 + 64)
 	return t, nil
 }
 
