@@ -245,13 +245,20 @@ func (t *recordTable) meta(i int) search.DocMeta {
 // entries (held by the audit chain), about half of them at 100,000
 // memories. It finds rows by their ids alone, without the keys the open
 // searched with, and keeps a column narrower when its values allow: the
-// string numbers as u16 (a vault has hundreds of strings, not 65,536),
+// string numbers as u8 or u16 (a vault has a handful of strings, or
+// hundreds with a source per file, not 65,536),
 // seq as u32, importance as a byte into the few values a vault uses, and
 // no affirmed column when no record has one (no opinion).
 func (t *recordTable) slim() *recordTable {
 	le := binary.LittleEndian
 	s := &recordTable{epoch: t.epoch, model: t.model, dim: t.dim, n: t.n, strings: t.strings, superseded: t.superseded, docRow: t.docRow}
-	s.strNarrow, s.seqNarrow, s.affirmNone = len(t.strings) <= 1<<16, true, true
+	s.seqNarrow, s.affirmNone = true, true
+	switch {
+	case len(t.strings) <= 1<<8:
+		s.strWidth = 1
+	case len(t.strings) <= 1<<16:
+		s.strWidth = 2
+	}
 	dict := map[uint64]byte{}
 	for i := 0; i < t.n; i++ {
 		s.seqNarrow = s.seqNarrow && le.Uint64(t.seq[8*i:]) <= math.MaxUint32
@@ -281,8 +288,8 @@ func (t *recordTable) slim() *recordTable {
 	if s.impDict != nil {
 		impW = 1
 	}
-	if s.strNarrow {
-		strW = 2
+	if s.strWidth != 0 {
+		strW = s.strWidth
 	}
 	fixed := 16 + seqW + 8 + affW + impW + 4 + 2 + 1 + stringCols*strW
 	buf := make([]byte, 0, fixed*t.n+len(t.textOff)+len(t.textArena)+len(t.restOff)+len(t.rest))
@@ -316,9 +323,12 @@ func (t *recordTable) slim() *recordTable {
 	}
 	s.docs, s.windows, s.flags = col(t.docs, 4, nil), col(t.windows, 2, nil), col(t.flags, 1, nil)
 	for c := range t.strCol {
-		if s.strNarrow {
+		switch s.strWidth {
+		case 1:
+			s.strCol[c] = col(t.strCol[c], 4, func(dst, v []byte) []byte { return append(dst, byte(le.Uint32(v))) })
+		case 2:
 			s.strCol[c] = col(t.strCol[c], 4, func(dst, v []byte) []byte { return le.AppendUint16(dst, uint16(le.Uint32(v))) })
-		} else {
+		default:
 			s.strCol[c] = col(t.strCol[c], 4, nil)
 		}
 	}

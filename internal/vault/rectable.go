@@ -97,17 +97,19 @@ type recordTable struct {
 	windows []byte   // n × u16
 	flags   []byte   // n × u8
 	strCol  [stringCols][]byte
-	// Narrower columns a slimmed table may keep (slim): strNarrow, the
-	// string columns hold u16 numbers, not u32; seqNarrow, seq holds u32;
-	// impDict non-nil, imp holds one byte per row, a number into impDict
-	// (f64 bits); affirmNone, affirm is empty as every row's is absent.
-	strNarrow, seqNarrow, affirmNone bool
-	impDict                          []uint64
-	strings                          []string // interned
-	textOff                          []byte   // (n+1) × u32
-	textArena                        []byte
-	restOff                          []byte // (n+1) × u32
-	rest                             []byte
+	// Narrower columns a slimmed table may keep (slim): strWidth 1 or 2,
+	// the string columns hold u8 or u16 numbers, not u32 (0: u32);
+	// seqNarrow, seq holds u32; impDict non-nil, imp holds one byte per
+	// row, a number into impDict (f64 bits); affirmNone, affirm is empty
+	// as every row's is absent.
+	strWidth              int
+	seqNarrow, affirmNone bool
+	impDict               []uint64
+	strings               []string // interned
+	textOff               []byte   // (n+1) × u32
+	textArena             []byte
+	restOff               []byte // (n+1) × u32
+	rest                  []byte
 	// The audit entries (kind 3) it covers.
 	na       int
 	audIDs   []byte // na × 16
@@ -135,7 +137,10 @@ func (t *recordTable) id(i int) []byte { return t.ids[16*i : 16*i+16] }
 
 // str is row i's string in string column c.
 func (t *recordTable) str(c, i int) string {
-	if t.strNarrow {
+	switch t.strWidth {
+	case 1:
+		return t.strings[t.strCol[c][i]]
+	case 2:
 		return t.strings[binary.LittleEndian.Uint16(t.strCol[c][2*i:])]
 	}
 	return t.strings[binary.LittleEndian.Uint32(t.strCol[c][4*i:])]

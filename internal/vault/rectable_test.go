@@ -702,7 +702,7 @@ func TestRowsTakeWrites(t *testing.T) {
 // per memory), write orders past 2^32, a thousand importances and
 // affirmed times.
 func TestTableSlimReadsAsDecoded(t *testing.T) {
-	for _, n := range []int{300, 1<<16 + 10} {
+	for _, n := range []int{100, 300, 1<<16 + 10} {
 		rows := make([]tableRow, n)
 		for i := range rows {
 			var id vaultfmt.ID
@@ -726,8 +726,10 @@ func TestTableSlimReadsAsDecoded(t *testing.T) {
 		}
 		slim := tab.slim()
 		narrow := n < 1<<16
-		if slim.strNarrow != narrow || slim.seqNarrow != narrow || slim.affirmNone != narrow || (slim.impDict != nil) != narrow || slim.keys != nil {
-			t.Fatalf("%d rows: narrow %v %v %v %v, keys %d", n, slim.strNarrow, slim.seqNarrow, slim.affirmNone, slim.impDict != nil, len(slim.keys))
+		// A source per row, two namespaces, a caller, the empty string.
+		strWidth := map[int]int{100: 1, 300: 2, 1<<16 + 10: 0}[n]
+		if slim.strWidth != strWidth || slim.seqNarrow != narrow || slim.affirmNone != narrow || (slim.impDict != nil) != narrow || slim.keys != nil {
+			t.Fatalf("%d rows: narrow %d %v %v %v, keys %d", n, slim.strWidth, slim.seqNarrow, slim.affirmNone, slim.impDict != nil, len(slim.keys))
 		}
 		for _, i := range []int{0, 1, 2, 3, n / 2, n - 1} {
 			id := vaultfmt.ID(tab.id(i))
