@@ -13,16 +13,23 @@ package vaultfmt
 type liveTable struct {
 	m   map[ID]loc
 	log []liveChange // changes not yet in m, oldest first
+	// frames are the frame offsets the log's changes name, each once in
+	// a row: the items of one payload frame share theirs.
+	frames []int64
 	// lazy: changes go to log until the first read.
 	lazy bool
 }
 
-// liveChange is one logged change: id's live version is at l, or, with
-// gone, id has none.
+// liveChange is one logged change: id's live version is entry idx of the
+// frame at frames[frame], of kind, or, with gone, id has none. 28 bytes
+// where an ID and a loc were 40: at 100,000 memories (a record and an
+// audit entry each) the log is 5.4 MB, not 7.7.
 type liveChange struct {
-	id   ID
-	l    loc
-	gone bool
+	id    ID
+	frame uint32
+	idx   uint32
+	kind  Kind
+	gone  bool
 }
 
 // newReplayLive is the table of a full replay: it logs, with room for n
@@ -38,7 +45,10 @@ func liveOf(m map[ID]loc) *liveTable { return &liveTable{m: m} }
 // table is lazy, else in the map.
 func (t *liveTable) logPut(id ID, l loc) {
 	if t.lazy {
-		t.log = append(t.log, liveChange{id: id, l: l})
+		if len(t.frames) == 0 || t.frames[len(t.frames)-1] != l.off {
+			t.frames = append(t.frames, l.off)
+		}
+		t.log = append(t.log, liveChange{id: id, frame: uint32(len(t.frames) - 1), idx: l.idx, kind: l.kind})
 		return
 	}
 	t.m[id] = l
@@ -53,16 +63,19 @@ func (t *liveTable) logDelete(id ID) {
 	delete(t.m, id)
 }
 
-// reserve makes room for n more logged changes, when nothing is logged yet.
+// reserve makes room for n more logged changes, when nothing is logged
+// yet, and a sixteenth more for the journal after them: the first change
+// beyond the room grows the log by a quarter (at 100,000 memories 7.3 MB
+// became 9.2 for a journal of 50 stores).
 func (t *liveTable) reserve(n int) {
-	if t.lazy && len(t.log) == 0 && cap(t.log) < n {
-		t.log = make([]liveChange, 0, n)
+	if c := n + n/16 + 64; t.lazy && len(t.log) == 0 && cap(t.log) < c {
+		t.log = make([]liveChange, 0, c)
 	}
 }
 
 // reset empties the table (a replay starting again), keeping its mode.
 func (t *liveTable) reset() {
-	t.log = t.log[:0]
+	t.log, t.frames = t.log[:0], t.frames[:0]
 	clear(t.m)
 }
 
@@ -81,10 +94,10 @@ func (t *liveTable) items() map[ID]loc {
 			if c.gone {
 				delete(t.m, c.id)
 			} else {
-				t.m[c.id] = c.l
+				t.m[c.id] = loc{off: t.frames[c.frame], idx: c.idx, kind: c.kind}
 			}
 		}
-		t.log, t.lazy = nil, false
+		t.log, t.frames, t.lazy = nil, nil, false
 	}
 	return t.m
 }

@@ -13,6 +13,19 @@ import (
 // Affirmed times zero, ordinary, and beyond what nanoseconds hold; each
 // visits every doc once, the columns' in ascending order.
 func TestDocTableAnswersAsAMap(t *testing.T) {
+	// Values any width (every column wide from the start), values that
+	// fit the narrow columns throughout, and narrow values until halfway
+	// (each column widened with values in it).
+	for _, narrowUntil := range []int{0, 30000, 15000} {
+		tab := docTableAsAMap(t, narrowUntil)
+		narrow := tab.seq64 == nil && tab.imp64 == nil && tab.aff == nil
+		if narrow != (narrowUntil == 30000) {
+			t.Errorf("narrow until %d: columns narrow %v (seq64 %v, imp64 %v, aff %v)", narrowUntil, narrow, tab.seq64 != nil, tab.imp64 != nil, tab.aff != nil)
+		}
+	}
+}
+
+func docTableAsAMap(t *testing.T, narrowUntil int) *docTable {
 	var tab docTable
 	want := map[uint32]DocMeta{}
 	r := rand.New(rand.NewPCG(7, 8))
@@ -33,6 +46,9 @@ func TestDocTableAnswersAsAMap(t *testing.T) {
 		}
 		m := DocMeta{Namespace: []string{"main", "work/x", "", "packs/ref"}[r.IntN(4)], Seq: r.Uint64(),
 			Importance: r.Float64(), Opinion: r.IntN(2) == 0, Reference: r.IntN(3) == 0, Affirmed: times[r.IntN(len(times))]}
+		if i < narrowUntil {
+			m.Seq, m.Importance, m.Affirmed = uint64(r.Uint32()), []float64{0.5, 0.2, 0.8, 1, 0}[r.IntN(5)], time.Time{}
+		}
 		tab.set(doc, m)
 		want[doc] = m
 	}
@@ -68,4 +84,5 @@ func TestDocTableAnswersAsAMap(t *testing.T) {
 	if len(near)+len(far) != len(want) || !slices.IsSorted(near) || len(far) == 0 || len(tab.ns) > 5000+5000/4+64 {
 		t.Fatalf("each visited %d near (sorted %v) and %d far of %d; columns %d long", len(near), slices.IsSorted(near), len(far), len(want), len(tab.ns))
 	}
+	return &tab
 }

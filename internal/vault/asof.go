@@ -62,7 +62,7 @@ func (v *Vault) asOfSpan(req SearchRequest) (asOf, error) {
 // zero while it is live).
 func (v *Vault) validity(r *Record) (from, to time.Time) {
 	from = learned(r)
-	if next := v.st.records.get(r.SupersededBy); next != nil {
+	if next := v.st.records.peek(r.SupersededBy); next != nil {
 		to = learned(next)
 	}
 	return from, to
@@ -85,8 +85,8 @@ func (v *Vault) validThen(a asOf, keep func(*Record) bool) []*Record {
 		return nil
 	}
 	var out []*Record
-	for _, r := range v.st.records.all() {
-		if r.Live() || len(r.SplitInto) > 0 || !keep(r) {
+	for _, r := range v.st.records.replaced() {
+		if len(r.SplitInto) > 0 || !keep(r) {
 			continue
 		}
 		from, to := v.validity(r)
@@ -103,15 +103,17 @@ func (v *Vault) validThen(a asOf, keep func(*Record) bool) []*Record {
 // order), and each replaced memory that was true then comes before the
 // memories that replaced it since and says that it was true then.
 func (v *Vault) orderAsOf(a asOf, hits []SearchHit) []SearchHit {
-	slices.SortStableFunc(hits, func(x, y SearchHit) int {
-		return b2i(v.learnedAfter(x.ID, a)) - b2i(v.learnedAfter(y.ID, a))
-	})
+	after := make(map[string]bool, len(hits))
+	for _, h := range hits {
+		after[h.ID] = v.learnedAfter(h.ID, a)
+	}
+	slices.SortStableFunc(hits, func(x, y SearchHit) int { return b2i(after[x.ID]) - b2i(after[y.ID]) })
 	pos := map[string]int{}
 	for i, h := range hits {
 		pos[h.ID] = i
 	}
 	for i := 0; i < len(hits); i++ {
-		r := v.st.records.get(hits[i].ID)
+		r := v.st.records.peek(hits[i].ID)
 		if r == nil || r.Live() {
 			continue
 		}
@@ -119,7 +121,7 @@ func (v *Vault) orderAsOf(a asOf, hits []SearchHit) []SearchHit {
 		hits[i].ValidThen = fmt.Sprintf("true as of %s; replaced on %s by %s", a.End.Format(DateLayout), to.Format(DateLayout), r.SupersededBy)
 		// The earliest-placed memory of its chain of replacements.
 		first, steps := i, 0
-		for next := v.st.records.get(r.SupersededBy); next != nil && steps < 1000; next, steps = v.st.records.get(next.SupersededBy), steps+1 {
+		for next := v.st.records.peek(r.SupersededBy); next != nil && steps < 1000; next, steps = v.st.records.peek(next.SupersededBy), steps+1 {
 			if j, ok := pos[next.ID]; ok && j < first {
 				first = j
 			}
@@ -141,7 +143,7 @@ func (v *Vault) orderAsOf(a asOf, hits []SearchHit) []SearchHit {
 
 // learnedAfter reports whether the record was learned after the span.
 func (v *Vault) learnedAfter(id string, a asOf) bool {
-	r := v.st.records.get(id)
+	r := v.st.records.peek(id)
 	return r != nil && learned(r).After(a.End)
 }
 

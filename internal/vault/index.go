@@ -88,6 +88,36 @@ func (ix *index) rec(doc uint32) *Record {
 	return ix.set.get(idString(vaultfmt.ID(ix.tab.id(row))))
 }
 
+// peek is rec without keeping what it builds: a row not yet built is
+// read into a record of the caller's own. A search's results are copied
+// into hits and dropped; kept, every distinct result a server returned
+// stayed in the set as a *Record, until a long-running server held the
+// table's rows a second time (50 MB at 100,000 memories).
+func (ix *index) peek(doc uint32) *Record {
+	if r, ok := ix.recOf[doc]; ok {
+		return r
+	}
+	if row := ix.tableRow(doc); row >= 0 && ix.set.t == ix.tab && !ix.set.out[row] {
+		return ix.tab.record(row, ix.set.engine)
+	}
+	return ix.rec(doc)
+}
+
+// text is the claim of the record under doc, read from its row when it
+// is one (no record built), or "".
+func (ix *index) text(doc uint32) string {
+	if r, ok := ix.recOf[doc]; ok {
+		return r.Text
+	}
+	if row := ix.tableRow(doc); row >= 0 && ix.set.t == ix.tab && !ix.set.out[row] {
+		return ix.tab.text(row)
+	}
+	if r := ix.rec(doc); r != nil {
+		return r.Text
+	}
+	return ""
+}
+
 // facet is the filter fields of the record under doc, read from its row
 // when it is one (no record built); ok is false when doc holds none.
 func (ix *index) facet(doc uint32) (facet, bool) {

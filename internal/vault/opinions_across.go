@@ -226,7 +226,10 @@ func (v *Vault) markReplaces(hits []SearchHit, updated map[string]*Record) {
 		}
 	}
 	for i := range hits {
-		r := v.st.records.get(hits[i].ID)
+		if hits[i].Kind != KindOpinion {
+			continue
+		}
+		r := v.st.records.peek(hits[i].ID)
 		if r == nil || !r.Live() || r.Kind != KindOpinion {
 			continue
 		}
@@ -358,8 +361,11 @@ func (v *Vault) newerChoicesFirst(hits []SearchHit) []SearchHit {
 		}
 	}
 	for _, h := range hits {
-		r := v.st.records.get(h.ID)
-		if h.Kind != KindOpinion || r == nil || linked[h.ID] {
+		if h.Kind != KindOpinion || linked[h.ID] {
+			continue
+		}
+		r := v.st.records.peek(h.ID)
+		if r == nil {
 			continue
 		}
 		p, ok := choiceParts(r.Text)

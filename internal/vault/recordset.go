@@ -74,6 +74,20 @@ func (s *recordSet) get(id string) *Record {
 	return nil
 }
 
+// peek is get without keeping what it builds: a row is read into a
+// record of the caller's own, for a reader that only looks (a search
+// ranking its hits), so that a server's searches do not leave the rows
+// they met built.
+func (s *recordSet) peek(id string) *Record {
+	if r, ok := s.m[id]; ok {
+		return r
+	}
+	if i := s.rowOf(id); i >= 0 {
+		return s.t.record(i, s.engine)
+	}
+	return nil
+}
+
 // rowRecord is the record of row i: built now if it still answers for its
 // id, else the one built from it before.
 func (s *recordSet) rowRecord(i int) *Record {
@@ -125,6 +139,27 @@ func (s *recordSet) all() map[string]*Record {
 		s.t, s.out, s.left, s.engine = nil, nil, 0, nil
 	}
 	return s.m
+}
+
+// replaced is every replaced (not live) record, building only those
+// rows: a search that asks about a past time reads the replaced records,
+// and building every row for it (all) left the whole vault as *Records
+// in a server from its first such search on (50 MB at 100,000 memories).
+func (s *recordSet) replaced() []*Record {
+	var out []*Record
+	for _, r := range s.m {
+		if !r.Live() {
+			out = append(out, r)
+		}
+	}
+	if s.t != nil {
+		for i, out0 := range s.out {
+			if !out0 && s.t.superseded[i] {
+				out = append(out, s.build(i))
+			}
+		}
+	}
+	return out
 }
 
 // facet is what the search and similarity filters read of a record,
@@ -210,13 +245,20 @@ func (t *recordTable) meta(i int) search.DocMeta {
 // entries (held by the audit chain), about half of them at 100,000
 // memories. It finds rows by their ids alone, without the keys the open
 // searched with, and keeps a column narrower when its values allow: the
-// string numbers as u16 (a vault has hundreds of strings, not 65,536),
+// string numbers as u8 or u16 (a vault has a handful of strings, or
+// hundreds with a source per file, not 65,536),
 // seq as u32, importance as a byte into the few values a vault uses, and
 // no affirmed column when no record has one (no opinion).
 func (t *recordTable) slim() *recordTable {
 	le := binary.LittleEndian
 	s := &recordTable{epoch: t.epoch, model: t.model, dim: t.dim, n: t.n, strings: t.strings, superseded: t.superseded, docRow: t.docRow}
-	s.strNarrow, s.seqNarrow, s.affirmNone = len(t.strings) <= 1<<16, true, true
+	s.seqNarrow, s.affirmNone = true, true
+	switch {
+	case len(t.strings) <= 1<<8:
+		s.strWidth = 1
+	case len(t.strings) <= 1<<16:
+		s.strWidth = 2
+	}
 	dict := map[uint64]byte{}
 	for i := 0; i < t.n; i++ {
 		s.seqNarrow = s.seqNarrow && le.Uint64(t.seq[8*i:]) <= math.MaxUint32
@@ -246,11 +288,11 @@ func (t *recordTable) slim() *recordTable {
 	if s.impDict != nil {
 		impW = 1
 	}
-	if s.strNarrow {
-		strW = 2
+	if s.strWidth != 0 {
+		strW = s.strWidth
 	}
 	fixed := 16 + seqW + 8 + affW + impW + 4 + 2 + 1 + stringCols*strW
-	buf := make([]byte, 0, fixed*t.n+len(t.textOff)+len(t.text)+len(t.restOff)+len(t.rest))
+	buf := make([]byte, 0, fixed*t.n+len(t.textOff)+len(t.textArena)+len(t.restOff)+len(t.rest))
 	// col appends column c, each of its entries of width bytes rewritten by
 	// put, and returns it.
 	col := func(c []byte, width int, put func(dst []byte, v []byte) []byte) []byte {
@@ -281,13 +323,16 @@ func (t *recordTable) slim() *recordTable {
 	}
 	s.docs, s.windows, s.flags = col(t.docs, 4, nil), col(t.windows, 2, nil), col(t.flags, 1, nil)
 	for c := range t.strCol {
-		if s.strNarrow {
+		switch s.strWidth {
+		case 1:
+			s.strCol[c] = col(t.strCol[c], 4, func(dst, v []byte) []byte { return append(dst, byte(le.Uint32(v))) })
+		case 2:
 			s.strCol[c] = col(t.strCol[c], 4, func(dst, v []byte) []byte { return le.AppendUint16(dst, uint16(le.Uint32(v))) })
-		} else {
+		default:
 			s.strCol[c] = col(t.strCol[c], 4, nil)
 		}
 	}
-	s.textOff, s.text, s.restOff, s.rest = col(t.textOff, 4, nil), col(t.text, 1, nil), col(t.restOff, 4, nil), col(t.rest, 1, nil)
+	s.textOff, s.textArena, s.restOff, s.rest = col(t.textOff, 4, nil), col(t.textArena, 1, nil), col(t.restOff, 4, nil), col(t.rest, 1, nil)
 	return s
 }
 

@@ -202,14 +202,24 @@ func TestRecordTableOpensAsTheFullReplay(t *testing.T) {
 		t.Error("the table's bytes are kept after the open")
 	}
 	// The searches first, while the table's records are still rows: a
-	// search builds only the records it returns.
+	// search keeps no record it built (its hits are copies), and one that
+	// asks about a past time builds the replaced rows only.
 	set := &r.st.records
 	if set.t == nil || set.left < r.st.tableRecords-3 {
 		t.Fatalf("the open built the table's records: %d of %d rows left", set.left, r.st.tableRecords)
 	}
 	left := set.left
-	if hits, err := r.Search(SearchRequest{Query: "release train", TopK: 3}); err != nil || len(hits) != 3 || set.left < left-3 {
-		t.Errorf("a search of 3 built %d records (%d hits, %v)", left-set.left, len(hits), err)
+	if hits, err := r.Search(SearchRequest{Query: "release train", TopK: 3}); err != nil || len(hits) != 3 || set.left != left {
+		t.Errorf("a search of 3 kept %d records (%d hits, %v)", left-set.left, len(hits), err)
+	}
+	replacedRows := 0
+	for i, out := range set.out {
+		if !out && set.t.superseded[i] {
+			replacedRows++
+		}
+	}
+	if hits, err := r.Search(SearchRequest{Query: "release train", AsOf: "2026-01-01"}); err != nil || set.left != left-replacedRows {
+		t.Errorf("a search as of a day kept %d records, of %d replaced rows (%d hits, %v)", left-set.left, replacedRows, len(hits), err)
 	}
 	if got := ranking(t, r, queries); !slices.Equal(got, want) {
 		t.Errorf("from the table:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -692,7 +702,7 @@ func TestRowsTakeWrites(t *testing.T) {
 // per memory), write orders past 2^32, a thousand importances and
 // affirmed times.
 func TestTableSlimReadsAsDecoded(t *testing.T) {
-	for _, n := range []int{300, 1<<16 + 10} {
+	for _, n := range []int{100, 300, 1<<16 + 10} {
 		rows := make([]tableRow, n)
 		for i := range rows {
 			var id vaultfmt.ID
@@ -716,8 +726,10 @@ func TestTableSlimReadsAsDecoded(t *testing.T) {
 		}
 		slim := tab.slim()
 		narrow := n < 1<<16
-		if slim.strNarrow != narrow || slim.seqNarrow != narrow || slim.affirmNone != narrow || (slim.impDict != nil) != narrow || slim.keys != nil {
-			t.Fatalf("%d rows: narrow %v %v %v %v, keys %d", n, slim.strNarrow, slim.seqNarrow, slim.affirmNone, slim.impDict != nil, len(slim.keys))
+		// A source per row, two namespaces, a caller, the empty string.
+		strWidth := map[int]int{100: 1, 300: 2, 1<<16 + 10: 0}[n]
+		if slim.strWidth != strWidth || slim.seqNarrow != narrow || slim.affirmNone != narrow || (slim.impDict != nil) != narrow || slim.keys != nil {
+			t.Fatalf("%d rows: narrow %d %v %v %v, keys %d", n, slim.strWidth, slim.seqNarrow, slim.affirmNone, slim.impDict != nil, len(slim.keys))
 		}
 		for _, i := range []int{0, 1, 2, 3, n / 2, n - 1} {
 			id := vaultfmt.ID(tab.id(i))

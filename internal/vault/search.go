@@ -160,16 +160,12 @@ func (v *Vault) Recall(req SearchRequest) (SearchResult, error) {
 		},
 		Now: v.now(), Explain: req.Explain,
 		RecordText: func(doc uint32) string {
-			if r := ix.rec(doc); r != nil {
-				return r.Text
-			}
-			return ""
+			return ix.text(doc)
 		},
 	})
 	hits := make([]SearchHit, 0, len(results))
 	for _, res := range results {
-		r := ix.rec(res.Doc)
-		h := hitOf(r, res.Score)
+		h := hitOf(ix.peek(res.Doc), res.Score)
 		h.Confidence, h.Match = res.Confidence, res.Match
 		if res.Explain != nil {
 			h.Explain = explainOf(res)
