@@ -166,7 +166,15 @@ func (e *Engine) Search(q Query) ([]Result, error) {
 	}
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	r := run{e: e, q: q, lex: e.lex.SearchWith(q.Text, fts.Options{Related: relativesOf(q.Text), RelatedWeight: rank.RelatedWeight})}
+	semantic := q.Vector != nil && e.vec != nil && e.vec.Len() > 0
+	// The first vector pool does not depend on the literal channel: on a
+	// second core it is read while the postings are.
+	var first *vecPool
+	if semantic && concurrentChannels {
+		first = searchVectors(e.vec, q.Vector, rank.PoolSize)
+		defer first.wait() // never leave it running past the read lock
+	}
+	r := run{e: e, q: q, lex: e.lex.SearchWith(q.Text, fts.Options{Related: relativesOf(q.Text), RelatedWeight: rank.RelatedWeight}), first: first}
 	// Nothing the results hold points into the literal result or the
 	// candidates, so both go back to be reused by the next query.
 	if reuseScratch {
@@ -174,7 +182,7 @@ func (e *Engine) Search(q Query) ([]Result, error) {
 		r.sc, _ = e.scratch.Get().(*gatherScratch)
 		defer func() { e.scratch.Put(r.sc) }()
 	}
-	r.semantic = q.Vector != nil && e.vec != nil && e.vec.Len() > 0
+	r.semantic = semantic
 	r.unseen = r.unseenShare()
 	r.entities, r.entityInfo, r.unknownNamed = r.namedTerms()
 	r.novel = r.novelty()
@@ -258,6 +266,38 @@ type run struct {
 	lastPLex         float64
 	rejected         int // candidates the filter turned away
 	sc               *gatherScratch
+	// first is the first vector pool (rank.PoolSize windows), searched
+	// beside the literal channel; nil: gather searches it itself.
+	first *vecPool
+}
+
+// concurrentChannels selects searching the first vector pool on its own
+// goroutine while the literal channel reads its postings (at 100,000
+// records each takes about half a millisecond); the tests switch it off
+// to compare the rankings with those of the sequential search.
+var concurrentChannels = true
+
+// vecPool is a vector search running on its own goroutine.
+type vecPool struct {
+	done chan struct{}
+	pool int
+	hits []ann.Hit
+}
+
+// searchVectors starts the search for the pool windows nearest vec.
+func searchVectors(ix ann.Index, vec []float32, pool int) *vecPool {
+	p := &vecPool{done: make(chan struct{}), pool: pool}
+	go func() {
+		defer close(p.done)
+		p.hits = ix.Search(vec, pool)
+	}()
+	return p
+}
+
+// wait returns the search's hits once it has finished.
+func (p *vecPool) wait() []ann.Hit {
+	<-p.done
+	return p.hits
 }
 
 // reuseScratch selects reusing the candidate pool and the literal hits
@@ -340,7 +380,12 @@ func (r *run) gather(pool int) []*candidate {
 	defer func() { sc.cands = cands[:0] }()
 	r.vecFull, r.vecRanked, r.lastCos = false, 0, 0
 	if r.semantic {
-		hits := r.e.vec.Search(r.q.Vector, pool)
+		var hits []ann.Hit
+		if r.first != nil && r.first.pool == pool {
+			hits = r.first.wait()
+		} else {
+			hits = r.e.vec.Search(r.q.Vector, pool)
+		}
 		r.vecFull = len(hits) >= pool
 		for _, h := range hits {
 			doc, w := keyDoc(h.Key)
