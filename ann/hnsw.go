@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"sync"
+
+	"github.com/compartment/compartment/simd"
 )
 
 // HNSW is a hierarchical navigable small-world graph (Malkov & Yashunin),
@@ -206,6 +208,12 @@ func (h *HNSW) searchLayer(st *store, q *query, start cand, ef, level int, s *se
 		c := s.cands.pop()
 		if len(s.top) >= ef && farther(c, s.top[0]) {
 			break
+		}
+		if len(s.cands) > 0 {
+			// The closest candidate left is most often the next one
+			// expanded: its links load from memory while c's are scored
+			// (hnswlib prefetches the same way).
+			simd.PrefetchUint32s(h.linkBlock(s.cands[0].id, level))
 		}
 		h.scoreLinks(st, q, c.id, level, s)
 		for i, nb := range s.rows {

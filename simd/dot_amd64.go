@@ -8,6 +8,13 @@ import "github.com/klauspost/cpuid/v2"
 // loop is [dotF32Generic] or [dotI8Generic]: rows == nil means the rows of
 // m in order. The Go wrappers in simd.go check every length first.
 
+// prefetch issues PREFETCHT0 for the lines of first, first+64 bytes and
+// last (a block of up to 128 bytes and its last entry); the reference is
+// doing nothing.
+//
+//go:noescape
+func prefetch(first, last *uint32)
+
 // dotF32AVX2 scores with 4×8-lane VFMADD231PS and a scalar FMA tail.
 //
 //go:noescape

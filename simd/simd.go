@@ -122,6 +122,17 @@ func DotI8Gather(q, m []int8, rows []uint32, out []int32) {
 	dotI8(q, m, rows, out)
 }
 
+// PrefetchUint32s hints the processor to start loading the cache lines
+// that hold s (up to 128 bytes of it: a graph node's link block), so a
+// load of it later does not wait on memory. It is only a hint: it reads
+// nothing, changes nothing and never faults; without assembly it does
+// nothing.
+func PrefetchUint32s(s []uint32) {
+	if len(s) > 0 {
+		prefetch(&s[0], &s[len(s)-1])
+	}
+}
+
 func checkGather(dim, mlen int, rows []uint32, outLen int) {
 	if len(rows) != outLen {
 		panic("simd: gather: len(rows) != len(out)")
