@@ -379,6 +379,9 @@ func (r *run) gather(pool int) []*candidate {
 	}
 	defer func() { sc.cands = cands[:0] }()
 	r.vecFull, r.vecRanked, r.lastCos = false, 0, 0
+	// The literal pool first: while it is selected, the first vector pool
+	// may still be searching on the other core.
+	top := r.lex.Top(pool)
 	if r.semantic {
 		var hits []ann.Hit
 		if r.first != nil && r.first.pool == pool {
@@ -403,7 +406,6 @@ func (r *run) gather(pool int) []*candidate {
 			r.lastCos = float64(hits[len(hits)-1].Score)
 		}
 	}
-	top := r.lex.Top(pool)
 	r.lexFull, r.lastPLex = r.lex.Len() > len(top), 0
 	if len(top) > 0 {
 		r.lastPLex = top[len(top)-1].PLex
