@@ -175,8 +175,14 @@ type Found struct {
 // without sorting all hits. It sorts the m records asked for and counts,
 // for each of the H hits, which of them it precedes: O(H·log m), with no
 // allocation proportional to the index.
-func (r *Result) FindAll(docs []uint32) []Found {
-	out := make([]Found, len(docs))
+func (r *Result) FindAll(docs []uint32) []Found { return r.FindAllTo(nil, docs) }
+
+// FindAllTo is [Result.FindAll] answering in dst's storage when it is
+// large enough (dst's contents are overwritten), so a caller asking for
+// some hundreds of records per query can reuse one buffer.
+func (r *Result) FindAllTo(dst []Found, docs []uint32) []Found {
+	out := slices.Grow(dst[:0], len(docs))[:len(docs)]
+	clear(out)
 	if len(r.hits) == 0 {
 		return out
 	}

@@ -315,6 +315,8 @@ type gatherScratch struct {
 	byDoc map[uint32]*candidate
 	cands []*candidate
 	docs  []uint32
+	found []fts.Found   // the candidates' literal hits and ranks
+	score []rank.Scored // rank's scores of the kept candidates
 }
 
 // unseenShare is the share of the query's information (Σ I(t) over its
@@ -425,7 +427,8 @@ func (r *run) gather(pool int) []*candidate {
 		docs = append(docs, c.doc)
 	}
 	sc.docs = docs[:0]
-	for i, f := range r.lex.FindAll(docs) {
+	sc.found = r.lex.FindAllTo(sc.found, docs)
+	for i, f := range sc.found {
 		if f.OK {
 			cands[i].lex, cands[i].rankLex = f.Hit, f.Rank
 		}
@@ -502,10 +505,13 @@ func (r *run) rank(cands []*candidate) ([]*candidate, []int) {
 		}
 	}
 	kept = kept[:n]
-	scored := make([]rank.Scored, len(kept))
-	for i, c := range kept {
-		scored[i] = c.scored
+	// The scores are read by the cut only: their slice is kept for the
+	// next search.
+	scored := r.sc.score[:0]
+	for _, c := range kept {
+		scored = append(scored, c.scored)
 	}
+	r.sc.score = scored[:0]
 	return kept, rank.Cut(scored, r.q.TopK)
 }
 
