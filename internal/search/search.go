@@ -317,6 +317,8 @@ type gatherScratch struct {
 	docs  []uint32
 	found []fts.Found   // the candidates' literal hits and ranks
 	score []rank.Scored // rank's scores of the kept candidates
+	open  []*candidate  // completeCosines: the candidates still to score
+	keys  []uint64      // completeCosines: their window keys
 }
 
 // unseenShare is the share of the query's information (Σ I(t) over its
@@ -449,15 +451,16 @@ func (r *run) completeCosines(cands []*candidate) {
 	if !r.semantic || !ok {
 		return
 	}
-	var open []*candidate
+	open := r.sc.open[:0]
 	for _, c := range cands {
 		if !c.vecSeen {
 			open = append(open, c)
 		}
 	}
+	keys := r.sc.keys[:0]
+	defer func() { r.sc.open, r.sc.keys = open[:0], keys[:0] }()
 	// Windows are numbered 0, 1, … with no gap: score window w of every
 	// record that had a window w−1, until none has.
-	keys := make([]uint64, 0, len(open))
 	for w := 0; w < MaxWindows && len(open) > 0; w++ {
 		keys = keys[:0]
 		for _, c := range open {
