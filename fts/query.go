@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/compartment/compartment/rank"
+	"github.com/compartment/compartment/simd"
 )
 
 // Query limits. Together they bound a query's cost whatever its length:
@@ -397,6 +398,7 @@ func selectTop(hs []Hit, n int) {
 type searchScratch struct {
 	acc         []accum // by slot
 	touched     []uint32
+	held        []uint64 // by slot, a bit each: acc[slot].mask != 0 (set by accumulate's pass 0)
 	live        []uint32 // accumulate's pass-1 candidates
 	stamp       []uint32 // by slot: generation of the last union count or FindAll
 	where       []int32  // by slot: FindAll's index of the record, when stamped
@@ -431,6 +433,7 @@ func (x *Index) getScratch() *searchScratch {
 		// allocate its arrays again.
 		n := len(x.info) + len(x.info)/16 + 64
 		sc.acc = make([]accum, n)
+		sc.held = make([]uint64, (n+63)/64)
 		sc.stamp = make([]uint32, n)
 		sc.where = make([]int32, n)
 		sc.gen = 0
@@ -714,13 +717,24 @@ func (x *Index) accumulate(r *Result, sc *searchScratch) {
 			for _, e := range lists {
 				pt := &x.terms[e.id]
 				if pass == 0 {
-					for j, s := range pt.slots {
+					slots := pt.slots
+					for j, s := range slots {
+						// A list's records are scattered over the
+						// accumulators and the records' lengths (at a
+						// million records, a cache miss each): ask for
+						// those a few entries on while this one is
+						// credited.
+						if k := j + prefetchAhead; k < len(slots) {
+							simd.Prefetch(&sc.acc[slots[k]])
+							simd.Prefetch(&x.info[slots[k]])
+						}
 						a := &sc.acc[s]
 						if a.mask&bit != 0 {
 							continue
 						}
 						if a.mask == 0 {
 							touched = append(touched, s)
+							sc.held[s>>6] |= 1 << (s & 63)
 							// The record's BM25 length norm, once per
 							// record rather than once per posting.
 							a.norm = bm25K1 * (1 - bm25B + bm25B*float64(x.info[s].words)/avgWords)
@@ -730,9 +744,24 @@ func (x *Index) accumulate(r *Result, sc *searchScratch) {
 					continue
 				}
 				if len(live)*seekRatio > len(pt.slots) {
-					// Most of the list is candidates: read it through.
-					for j, s := range pt.slots {
-						if a := &sc.acc[s]; a.mask != 0 && a.mask&bit == 0 {
+					// Most of the list is candidates: read it through,
+					// testing each entry in the bitmap of candidates
+					// (an eighth of a kilobyte per thousand records, so
+					// it stays in cache) before its accumulator (32
+					// bytes a record: at a million records the list
+					// would stream 32 MB of them through the cache).
+					held := sc.held
+					slots := pt.slots
+					for j, s := range slots {
+						if k := j + prefetchAhead; k < len(slots) {
+							if t := slots[k]; held[t>>6]&(1<<(t&63)) != 0 {
+								simd.Prefetch(&sc.acc[t])
+							}
+						}
+						if held[s>>6]&(1<<(s&63)) == 0 {
+							continue
+						}
+						if a := &sc.acc[s]; a.mask&bit == 0 {
 							credit(a, e, pt.tfs[j])
 						}
 					}
@@ -769,6 +798,10 @@ func (x *Index) accumulate(r *Result, sc *searchScratch) {
 	}
 	sc.touched, sc.live = touched, live
 }
+
+// prefetchAhead is how many entries ahead accumulate and collect ask for
+// the accumulator (and record length) they will read.
+const prefetchAhead = 16
 
 // seekRatio is how much longer than the candidate list a posting list
 // must be for pass 1 to seek in it rather than read it through: a seek
@@ -928,9 +961,15 @@ func (x *Index) collect(r *Result, sc *searchScratch) {
 		r.hits = make([]Hit, 0, len(sc.touched))
 	}
 	anyAll := false
-	for _, s := range sc.touched {
+	for i, s := range sc.touched {
+		if k := i + prefetchAhead; k < len(sc.touched) {
+			t := sc.touched[k]
+			simd.Prefetch(&sc.acc[t])
+			simd.Prefetch(&x.info[t])
+		}
 		a := sc.acc[s]
 		sc.acc[s] = accum{}
+		sc.held[s>>6] = 0
 		if a.mask == all {
 			anyAll = true
 		} else if a.mask&informative == 0 {

@@ -440,3 +440,9 @@ TEXT ·prefetch(SB), NOSPLIT, $0-16
 	PREFETCHT0 64(AX)
 	PREFETCHT0 (BX)
 	RET
+
+// func prefetchLine(p unsafe.Pointer)
+TEXT ·prefetchLine(SB), NOSPLIT, $0-8
+	MOVQ p+0(FP), AX
+	PREFETCHT0 (AX)
+	RET

@@ -63,7 +63,7 @@ func TestNoReadPastEnd(t *testing.T) {
 }
 
 // TestPrefetchChangesNothing prefetches slices of every length up to 64
-// entries, flush against an unmapped page (where PREFETCHT0 64 bytes on
+// entries and single bytes, flush against an unmapped page (where PREFETCHT0 64 bytes on
 // must not fault) and in the middle of a buffer: the bytes stay as they
 // were.
 func TestPrefetchChangesNothing(t *testing.T) {
@@ -79,6 +79,8 @@ func TestPrefetchChangesNothing(t *testing.T) {
 		}
 		PrefetchUint32s(tail)
 		PrefetchUint32s(unsafe.Slice((*uint32)(unsafe.Pointer(&b[4*n])), n))
+		Prefetch(&b[len(b)-1-n])
+		Prefetch(&b[n])
 	}
 	PrefetchUint32s(nil)
 	for i := range b {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"unsafe"
 
 	"github.com/klauspost/cpuid/v2"
 )
@@ -132,6 +133,12 @@ func PrefetchUint32s(s []uint32) {
 		prefetch(&s[0], &s[len(s)-1])
 	}
 }
+
+// Prefetch hints the processor to start loading the cache line holding
+// *p, for a loop that knows which scattered element it will touch a few
+// steps ahead (a posting list's accumulators). Like [PrefetchUint32s] it
+// reads nothing, changes nothing and never faults.
+func Prefetch[T any](p *T) { prefetchLine(unsafe.Pointer(p)) }
 
 func checkGather(dim, mlen int, rows []uint32, outLen int) {
 	if len(rows) != outLen {
