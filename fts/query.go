@@ -398,10 +398,10 @@ func selectTop(hs []Hit, n int) {
 type searchScratch struct {
 	acc         []accum // by slot
 	touched     []uint32
-	held        []uint64 // by slot, a bit each: acc[slot].mask != 0 (set by accumulate's pass 0)
-	live        []uint32 // accumulate's pass-1 candidates
-	stamp       []uint32 // by slot: generation of the last union count or FindAll
-	where       []int32  // by slot: FindAll's index of the record, when stamped
+	parts       [2]accumPart // accumulate's lists, one per half when split
+	held        []uint64     // by slot, a bit each: acc[slot].mask != 0 (set by accumulate's pass 0)
+	stamp       []uint32     // by slot: generation of the last union count or FindAll
+	where       []int32      // by slot: FindAll's index of the record, when stamped
 	gen         uint32
 	gramHits    []gramCount // by term id
 	gramTouched []uint32
@@ -675,16 +675,89 @@ func (x *Index) accumulate(r *Result, sc *searchScratch) {
 		x.accumulateExhaustive(r, sc)
 		return
 	}
+	if x.postingsRead(r) < splitPostings || len(x.info) < 2*splitAlign {
+		p := &sc.parts[0]
+		sc.touched, p.live, p.runs = x.accumulateRange(r, sc, 0, math.MaxUint32, sc.touched[:0], p.live[:0], p.runs[:0])
+		return
+	}
+	// Two halves of the slots, one on another core: they credit disjoint
+	// accumulators and bitmap words (the split is a multiple of 64), and
+	// each record receives the same additions in the same order as in one
+	// pass.
+	mid := uint32(len(x.info)/2) &^ (splitAlign - 1)
+	lo, hi := &sc.parts[0], &sc.parts[1]
+	done := make(chan any, 1)
+	go func() {
+		defer func() { done <- recover() }()
+		hi.touched, hi.live, hi.runs = x.accumulateRange(r, sc, mid, math.MaxUint32, hi.touched[:0], hi.live[:0], hi.runs[:0])
+	}()
+	lo.touched, lo.live, lo.runs = x.accumulateRange(r, sc, 0, mid, lo.touched[:0], lo.live[:0], lo.runs[:0])
+	if p := <-done; p != nil {
+		panic(p)
+	}
+	sc.touched = mergeRuns(sc.touched[:0], lo, hi)
+}
+
+// splitPostings is how many postings a query's active terms must hold
+// for accumulate to read the two halves of the slots on two cores: about
+// a millisecond's work, twice what starting and joining costs at worst;
+// the tests set it to 0 to compare the split read with the single one.
+var splitPostings = 150_000
+
+// splitAlign: the halves split at a multiple of the bitmap's word.
+const splitAlign = 64
+
+// postingsRead is how many postings the active terms' lists hold.
+func (x *Index) postingsRead(r *Result) int {
+	n := 0
+	for _, t := range r.Terms {
+		if !t.Active {
+			break
+		}
+		if len(t.Expansions) == 0 {
+			if id, ok := x.lookup(t.Text); ok {
+				n += len(x.terms[id].slots)
+			}
+			continue
+		}
+		for _, e := range t.Expansions {
+			n += len(x.terms[e.id].slots)
+		}
+	}
+	return n
+}
+
+// accumPart is one half's working lists in a split accumulate.
+type accumPart struct {
+	touched, live []uint32
+	runs          []int // len(touched) after each list of pass 0
+}
+
+// mergeRuns appends the records the two halves touched in the order one
+// pass over the whole lists touches them: list by list (the runs), and
+// within a list by slot, the lower half's first.
+func mergeRuns(dst []uint32, lo, hi *accumPart) []uint32 {
+	a, b := 0, 0
+	for k := range lo.runs {
+		dst = append(dst, lo.touched[a:lo.runs[k]]...)
+		dst = append(dst, hi.touched[b:hi.runs[k]]...)
+		a, b = lo.runs[k], hi.runs[k]
+	}
+	return dst
+}
+
+// accumulateRange is accumulate over the postings of the slots in
+// [lo, hi): it appends the records it touches first to touched (and the
+// count after each list of pass 0 to runs) and returns its lists.
+func (x *Index) accumulateRange(r *Result, sc *searchScratch, lo, hi uint32, touched, live []uint32, runs []int) ([]uint32, []uint32, []int) {
 	n := float64(x.Len())
 	avgWords := max(float64(x.words)/n, 1)
 	seeds := seedTerms(r)
 	conjunctive := !anyInformative(r)
-	touched := sc.touched[:0]
-	var live []uint32 // pass 1: the candidates still to update
-	sorted := false   // live is sorted (needed to seek, done at the first seek)
+	sorted := false // live is sorted (needed to seek, done at the first seek)
 	for pass := range 2 {
 		if pass == 1 {
-			live = append(sc.live[:0], touched...)
+			live = append(live[:0], touched...)
 		}
 		for i, t := range r.Terms {
 			if !t.Active {
@@ -715,9 +788,8 @@ func (x *Index) accumulate(r *Result, sc *searchScratch) {
 			// Expansions are best first, so the first list to reach a
 			// record gives it the term's best weight.
 			for _, e := range lists {
-				pt := &x.terms[e.id]
+				slots, tfs := x.terms[e.id].within(lo, hi)
 				if pass == 0 {
-					slots := pt.slots
 					for j, s := range slots {
 						// A list's records are scattered over the
 						// accumulators and the records' lengths (at a
@@ -739,11 +811,12 @@ func (x *Index) accumulate(r *Result, sc *searchScratch) {
 							// record rather than once per posting.
 							a.norm = bm25K1 * (1 - bm25B + bm25B*float64(x.info[s].words)/avgWords)
 						}
-						credit(a, e, pt.tfs[j])
+						credit(a, e, tfs[j])
 					}
+					runs = append(runs, len(touched))
 					continue
 				}
-				if len(live)*seekRatio > len(pt.slots) {
+				if len(live)*seekRatio > len(slots) {
 					// Most of the list is candidates: read it through,
 					// testing each entry in the bitmap of candidates
 					// (an eighth of a kilobyte per thousand records, so
@@ -751,7 +824,6 @@ func (x *Index) accumulate(r *Result, sc *searchScratch) {
 					// bytes a record: at a million records the list
 					// would stream 32 MB of them through the cache).
 					held := sc.held
-					slots := pt.slots
 					for j, s := range slots {
 						if k := j + prefetchAhead; k < len(slots) {
 							if t := slots[k]; held[t>>6]&(1<<(t&63)) != 0 {
@@ -762,7 +834,7 @@ func (x *Index) accumulate(r *Result, sc *searchScratch) {
 							continue
 						}
 						if a := &sc.acc[s]; a.mask&bit == 0 {
-							credit(a, e, pt.tfs[j])
+							credit(a, e, tfs[j])
 						}
 					}
 					continue
@@ -771,7 +843,7 @@ func (x *Index) accumulate(r *Result, sc *searchScratch) {
 					slices.Sort(live)
 					sorted = true
 				}
-				cur := postingCursor{slots: pt.slots}
+				cur := postingCursor{slots: slots}
 				for _, s := range live {
 					j, ok := cur.seek(s)
 					if !ok {
@@ -781,7 +853,7 @@ func (x *Index) accumulate(r *Result, sc *searchScratch) {
 						continue
 					}
 					if a := &sc.acc[s]; a.mask&bit == 0 {
-						credit(a, e, pt.tfs[j])
+						credit(a, e, tfs[j])
 					}
 				}
 			}
@@ -796,7 +868,21 @@ func (x *Index) accumulate(r *Result, sc *searchScratch) {
 			}
 		}
 	}
-	sc.touched, sc.live = touched, live
+	return touched, live, runs
+}
+
+// within is the part of the term's postings (slots and their term
+// frequencies) whose slots are in [lo, hi).
+func (p *term) within(lo, hi uint32) ([]uint32, []uint16) {
+	if lo == 0 && hi == math.MaxUint32 {
+		return p.slots, p.tfs
+	}
+	a, _ := slices.BinarySearch(p.slots, lo)
+	b := len(p.slots)
+	if hi != math.MaxUint32 {
+		b, _ = slices.BinarySearch(p.slots, hi)
+	}
+	return p.slots[a:b], p.tfs[a:b]
 }
 
 // prefetchAhead is how many entries ahead accumulate and collect ask for
