@@ -410,6 +410,7 @@ type searchScratch struct {
 	rows        [3][]int   // edit-distance rows
 	asked       []Hit      // FindAll: the hits of the records asked for
 	before      []int      // FindAll: hits counted before each asked one
+	upper       []int      // FindAll: the same, counted over the upper half of the hits
 	keys        []uint64   // FindAll: the asked hits' rank keys
 	entries     []evEntry  // Top: every hit's pool-order keys
 	chosen      []Hit      // Top: the hits chosen, in order

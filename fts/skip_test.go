@@ -172,14 +172,15 @@ func joinWords(ws []string) string {
 
 // TestSplitReadMatches: reading the two halves of the slots on two
 // goroutines (splitPostings) gives what one read gives, hit for hit and
-// in the same order (the order Holding and the pool's ties follow), on
+// in the same order (the order Holding and the pool's ties follow), and
+// FindAll counting two halves of the hits (splitCount) the same ranks, on
 // the 20,000-record generated index with 200 queries, misspellings among
 // them, and on a small index whose records all share words.
 func TestSplitReadMatches(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a 20,000-record index")
 	}
-	defer func(n int) { splitPostings = n }(splitPostings)
+	defer func(n, m int) { splitPostings, splitCount = n, m }(splitPostings, splitCount)
 	x, c := bench20k()
 	small := New()
 	for i := range 300 {
@@ -196,11 +197,11 @@ func TestSplitReadMatches(t *testing.T) {
 		if i%20 == 1 {
 			ix, q = small, "which item3 lantern is in the shed"
 		}
-		splitPostings = math.MaxInt
+		splitPostings, splitCount = math.MaxInt, math.MaxInt
 		one := ix.Search(q)
 		hitsOne := slices.Clone(one.hits)
 		wantAnswer := answerOf(ix, q, true)
-		splitPostings = 0
+		splitPostings, splitCount = 0, 0
 		two := ix.Search(q)
 		if len(ix.info) >= 2*splitAlign && two.Len() > 0 {
 			split++
