@@ -279,9 +279,10 @@ var concurrentChannels = true
 
 // vecPool is a vector search running on its own goroutine.
 type vecPool struct {
-	done chan struct{}
-	pool int
-	hits []ann.Hit
+	done     chan struct{}
+	pool     int
+	hits     []ann.Hit
+	panicked any // what the search panicked with, raised again by wait
 }
 
 // searchVectors starts the search for the pool windows nearest vec.
@@ -289,14 +290,20 @@ func searchVectors(ix ann.Index, vec []float32, pool int) *vecPool {
 	p := &vecPool{done: make(chan struct{}), pool: pool}
 	go func() {
 		defer close(p.done)
+		defer func() { p.panicked = recover() }()
 		p.hits = ix.Search(vec, pool)
 	}()
 	return p
 }
 
-// wait returns the search's hits once it has finished.
+// wait returns the search's hits once it has finished. A panic of the
+// search is raised here, on the caller's goroutine, where the server's
+// recovery can answer it as an error instead of the process dying.
 func (p *vecPool) wait() []ann.Hit {
 	<-p.done
+	if p.panicked != nil {
+		panic(p.panicked)
+	}
 	return p.hits
 }
 
