@@ -13,6 +13,17 @@ func closer(a, b cand) bool {
 	return a.dist < b.dist || (a.dist == b.dist && a.id < b.id)
 }
 
+// compareCands is closer as a comparison for slices.SortFunc.
+func compareCands(a, b cand) int {
+	switch {
+	case closer(a, b):
+		return -1
+	case closer(b, a):
+		return 1
+	}
+	return 0
+}
+
 // minHeap pops the closest candidate first.
 type minHeap []cand
 

@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"sync"
+
+	"github.com/compartment/compartment/simd"
 )
 
 // HNSW is a hierarchical navigable small-world graph (Malkov & Yashunin),
@@ -207,6 +209,12 @@ func (h *HNSW) searchLayer(st *store, q *query, start cand, ef, level int, s *se
 		if len(s.top) >= ef && farther(c, s.top[0]) {
 			break
 		}
+		if len(s.cands) > 0 {
+			// The closest candidate left is most often the next one
+			// expanded: its links load from memory while c's are scored
+			// (hnswlib prefetches the same way).
+			simd.PrefetchUint32s(h.linkBlock(s.cands[0].id, level))
+		}
 		h.scoreLinks(st, q, c.id, level, s)
 		for i, nb := range s.rows {
 			n := cand{dist: -s.scores[i], id: nb}
@@ -221,12 +229,14 @@ func (h *HNSW) searchLayer(st *store, q *query, start cand, ef, level int, s *se
 	}
 }
 
-// drainSorted empties s.top into s.sel, closest first.
+// drainSorted empties s.top into s.sel, closest first. Sorting the heap's
+// array is popping it in order (closer is a strict total order: ids are
+// distinct) at half the cost: ef pops sift down log₂(ef) levels with two
+// comparisons each.
 func (s *searchScratch) drainSorted() []cand {
-	s.sel = growSlice(s.sel[:0], len(s.top))
-	for i := len(s.sel) - 1; i >= 0; i-- {
-		s.sel[i] = s.top.pop()
-	}
+	s.sel = append(s.sel[:0], s.top...)
+	s.top = s.top[:0]
+	slices.SortFunc(s.sel, compareCands)
 	return s.sel
 }
 

@@ -443,13 +443,25 @@ func TestFindAllRanks(t *testing.T) {
 		want[h.Doc] = i + 1
 	}
 	docs := []uint32{1999, 3, 0, 777, 1500, 42, 10001}
+	// FindAllTo answers the same in a reused buffer: one too short, and
+	// one longer than the answer and full of another query's hits.
+	dirty := make([]Found, 12)
+	for i := range dirty {
+		dirty[i] = Found{Hit: Hit{Doc: 5, PLex: 0.5, All: true}, Rank: 9, OK: true}
+	}
 	for _, top := range []int{0, 50} {
-		r := x.Search("lantern item3 zzzz")
-		r.Top(top)
-		for i, f := range r.FindAll(docs) {
-			w, ok := want[docs[i]]
-			if f.OK != ok || f.Rank != w {
-				t.Errorf("top %d, doc %d: rank %d ok %v, want %d %v", top, docs[i], f.Rank, f.OK, w, ok)
+		for _, dst := range [][]Found{nil, make([]Found, 2), dirty} {
+			r := x.Search("lantern item3 zzzz")
+			r.Top(top)
+			got := r.FindAllTo(dst, docs)
+			if len(got) != len(docs) {
+				t.Fatalf("top %d, buffer of %d: %d answers for %d records", top, len(dst), len(got), len(docs))
+			}
+			for i, f := range got {
+				w, ok := want[docs[i]]
+				if f.OK != ok || f.Rank != w || (!ok && f != Found{}) {
+					t.Errorf("top %d, buffer of %d, doc %d: %+v, want rank %d ok %v", top, len(dst), docs[i], f, w, ok)
+				}
 			}
 		}
 	}

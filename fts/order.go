@@ -160,8 +160,40 @@ func (r *Result) countPrecedingKeyed(asked []Hit, before []int, sc *searchScratc
 	for k := range asked {
 		keys[k] = rankKey(&asked[k])
 	}
-	for i := range r.hits {
-		h := &r.hits[i]
+	if len(r.hits) < splitCount {
+		countHitsBefore(r.hits, asked, keys, before)
+		return
+	}
+	// The counts of two halves of the hits add up: the upper half is
+	// counted on another core, into its own array.
+	mid := len(r.hits) / 2
+	upper := slices.Grow(sc.upper[:0], len(before))[:len(before)]
+	clear(upper)
+	defer func() { sc.upper = upper[:0] }()
+	done := make(chan any, 1)
+	go func() {
+		defer func() { done <- recover() }()
+		countHitsBefore(r.hits[mid:], asked, keys, upper)
+	}()
+	countHitsBefore(r.hits[:mid], asked, keys, before)
+	if p := <-done; p != nil {
+		panic(p)
+	}
+	for k, n := range upper {
+		before[k] += n
+	}
+}
+
+// splitCount is how many hits FindAll must count over for it to count the
+// two halves on two cores (some 0.3 ms of work at 20,000); the tests set
+// it to 0 to compare the split count with the single one.
+var splitCount = 20_000
+
+// countHitsBefore adds to before[k] the hits that precede asked[k] but not
+// asked[k-1] in the rank order (keys are asked's rank keys).
+func countHitsBefore(hits, asked []Hit, keys []uint64, before []int) {
+	for i := range hits {
+		h := &hits[i]
 		key := rankKey(h)
 		// lo: the asked hits with a larger key, which all precede h
 		// (keys do not increase along asked). Branch-free bisection.

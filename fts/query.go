@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/compartment/compartment/rank"
+	"github.com/compartment/compartment/simd"
 )
 
 // Query limits. Together they bound a query's cost whatever its length:
@@ -175,8 +176,14 @@ type Found struct {
 // without sorting all hits. It sorts the m records asked for and counts,
 // for each of the H hits, which of them it precedes: O(H·log m), with no
 // allocation proportional to the index.
-func (r *Result) FindAll(docs []uint32) []Found {
-	out := make([]Found, len(docs))
+func (r *Result) FindAll(docs []uint32) []Found { return r.FindAllTo(nil, docs) }
+
+// FindAllTo is [Result.FindAll] answering in dst's storage when it is
+// large enough (dst's contents are overwritten), so a caller asking for
+// some hundreds of records per query can reuse one buffer.
+func (r *Result) FindAllTo(dst []Found, docs []uint32) []Found {
+	out := slices.Grow(dst[:0], len(docs))[:len(docs)]
+	clear(out)
 	if len(r.hits) == 0 {
 		return out
 	}
@@ -391,9 +398,10 @@ func selectTop(hs []Hit, n int) {
 type searchScratch struct {
 	acc         []accum // by slot
 	touched     []uint32
-	live        []uint32 // accumulate's pass-1 candidates
-	stamp       []uint32 // by slot: generation of the last union count or FindAll
-	where       []int32  // by slot: FindAll's index of the record, when stamped
+	parts       [2]accumPart // accumulate's lists, one per half when split
+	held        []uint64     // by slot, a bit each: acc[slot].mask != 0 (set by accumulate's pass 0)
+	stamp       []uint32     // by slot: generation of the last union count or FindAll
+	where       []int32      // by slot: FindAll's index of the record, when stamped
 	gen         uint32
 	gramHits    []gramCount // by term id
 	gramTouched []uint32
@@ -402,6 +410,7 @@ type searchScratch struct {
 	rows        [3][]int   // edit-distance rows
 	asked       []Hit      // FindAll: the hits of the records asked for
 	before      []int      // FindAll: hits counted before each asked one
+	upper       []int      // FindAll: the same, counted over the upper half of the hits
 	keys        []uint64   // FindAll: the asked hits' rank keys
 	entries     []evEntry  // Top: every hit's pool-order keys
 	chosen      []Hit      // Top: the hits chosen, in order
@@ -425,6 +434,7 @@ func (x *Index) getScratch() *searchScratch {
 		// allocate its arrays again.
 		n := len(x.info) + len(x.info)/16 + 64
 		sc.acc = make([]accum, n)
+		sc.held = make([]uint64, (n+63)/64)
 		sc.stamp = make([]uint32, n)
 		sc.where = make([]int32, n)
 		sc.gen = 0
@@ -666,16 +676,89 @@ func (x *Index) accumulate(r *Result, sc *searchScratch) {
 		x.accumulateExhaustive(r, sc)
 		return
 	}
+	if x.postingsRead(r) < splitPostings || len(x.info) < 2*splitAlign {
+		p := &sc.parts[0]
+		sc.touched, p.live, p.runs = x.accumulateRange(r, sc, 0, math.MaxUint32, sc.touched[:0], p.live[:0], p.runs[:0])
+		return
+	}
+	// Two halves of the slots, one on another core: they credit disjoint
+	// accumulators and bitmap words (the split is a multiple of 64), and
+	// each record receives the same additions in the same order as in one
+	// pass.
+	mid := uint32(len(x.info)/2) &^ (splitAlign - 1)
+	lo, hi := &sc.parts[0], &sc.parts[1]
+	done := make(chan any, 1)
+	go func() {
+		defer func() { done <- recover() }()
+		hi.touched, hi.live, hi.runs = x.accumulateRange(r, sc, mid, math.MaxUint32, hi.touched[:0], hi.live[:0], hi.runs[:0])
+	}()
+	lo.touched, lo.live, lo.runs = x.accumulateRange(r, sc, 0, mid, lo.touched[:0], lo.live[:0], lo.runs[:0])
+	if p := <-done; p != nil {
+		panic(p)
+	}
+	sc.touched = mergeRuns(sc.touched[:0], lo, hi)
+}
+
+// splitPostings is how many postings a query's active terms must hold
+// for accumulate to read the two halves of the slots on two cores: about
+// a millisecond's work, twice what starting and joining costs at worst;
+// the tests set it to 0 to compare the split read with the single one.
+var splitPostings = 150_000
+
+// splitAlign: the halves split at a multiple of the bitmap's word.
+const splitAlign = 64
+
+// postingsRead is how many postings the active terms' lists hold.
+func (x *Index) postingsRead(r *Result) int {
+	n := 0
+	for _, t := range r.Terms {
+		if !t.Active {
+			break
+		}
+		if len(t.Expansions) == 0 {
+			if id, ok := x.lookup(t.Text); ok {
+				n += len(x.terms[id].slots)
+			}
+			continue
+		}
+		for _, e := range t.Expansions {
+			n += len(x.terms[e.id].slots)
+		}
+	}
+	return n
+}
+
+// accumPart is one half's working lists in a split accumulate.
+type accumPart struct {
+	touched, live []uint32
+	runs          []int // len(touched) after each list of pass 0
+}
+
+// mergeRuns appends the records the two halves touched in the order one
+// pass over the whole lists touches them: list by list (the runs), and
+// within a list by slot, the lower half's first.
+func mergeRuns(dst []uint32, lo, hi *accumPart) []uint32 {
+	a, b := 0, 0
+	for k := range lo.runs {
+		dst = append(dst, lo.touched[a:lo.runs[k]]...)
+		dst = append(dst, hi.touched[b:hi.runs[k]]...)
+		a, b = lo.runs[k], hi.runs[k]
+	}
+	return dst
+}
+
+// accumulateRange is accumulate over the postings of the slots in
+// [lo, hi): it appends the records it touches first to touched (and the
+// count after each list of pass 0 to runs) and returns its lists.
+func (x *Index) accumulateRange(r *Result, sc *searchScratch, lo, hi uint32, touched, live []uint32, runs []int) ([]uint32, []uint32, []int) {
 	n := float64(x.Len())
 	avgWords := max(float64(x.words)/n, 1)
 	seeds := seedTerms(r)
 	conjunctive := !anyInformative(r)
-	touched := sc.touched[:0]
-	var live []uint32 // pass 1: the candidates still to update
-	sorted := false   // live is sorted (needed to seek, done at the first seek)
+	sorted := false // live is sorted (needed to seek, done at the first seek)
 	for pass := range 2 {
 		if pass == 1 {
-			live = append(sc.live[:0], touched...)
+			live = append(live[:0], touched...)
 		}
 		for i, t := range r.Terms {
 			if !t.Active {
@@ -706,28 +789,53 @@ func (x *Index) accumulate(r *Result, sc *searchScratch) {
 			// Expansions are best first, so the first list to reach a
 			// record gives it the term's best weight.
 			for _, e := range lists {
-				pt := &x.terms[e.id]
+				slots, tfs := x.terms[e.id].within(lo, hi)
 				if pass == 0 {
-					for j, s := range pt.slots {
+					for j, s := range slots {
+						// A list's records are scattered over the
+						// accumulators and the records' lengths (at a
+						// million records, a cache miss each): ask for
+						// those a few entries on while this one is
+						// credited.
+						if k := j + prefetchAhead; k < len(slots) {
+							simd.Prefetch(&sc.acc[slots[k]])
+							simd.Prefetch(&x.info[slots[k]])
+						}
 						a := &sc.acc[s]
 						if a.mask&bit != 0 {
 							continue
 						}
 						if a.mask == 0 {
 							touched = append(touched, s)
+							sc.held[s>>6] |= 1 << (s & 63)
 							// The record's BM25 length norm, once per
 							// record rather than once per posting.
 							a.norm = bm25K1 * (1 - bm25B + bm25B*float64(x.info[s].words)/avgWords)
 						}
-						credit(a, e, pt.tfs[j])
+						credit(a, e, tfs[j])
 					}
+					runs = append(runs, len(touched))
 					continue
 				}
-				if len(live)*seekRatio > len(pt.slots) {
-					// Most of the list is candidates: read it through.
-					for j, s := range pt.slots {
-						if a := &sc.acc[s]; a.mask != 0 && a.mask&bit == 0 {
-							credit(a, e, pt.tfs[j])
+				if len(live)*seekRatio > len(slots) {
+					// Most of the list is candidates: read it through,
+					// testing each entry in the bitmap of candidates
+					// (an eighth of a kilobyte per thousand records, so
+					// it stays in cache) before its accumulator (32
+					// bytes a record: at a million records the list
+					// would stream 32 MB of them through the cache).
+					held := sc.held
+					for j, s := range slots {
+						if k := j + prefetchAhead; k < len(slots) {
+							if t := slots[k]; held[t>>6]&(1<<(t&63)) != 0 {
+								simd.Prefetch(&sc.acc[t])
+							}
+						}
+						if held[s>>6]&(1<<(s&63)) == 0 {
+							continue
+						}
+						if a := &sc.acc[s]; a.mask&bit == 0 {
+							credit(a, e, tfs[j])
 						}
 					}
 					continue
@@ -736,7 +844,7 @@ func (x *Index) accumulate(r *Result, sc *searchScratch) {
 					slices.Sort(live)
 					sorted = true
 				}
-				cur := postingCursor{slots: pt.slots}
+				cur := postingCursor{slots: slots}
 				for _, s := range live {
 					j, ok := cur.seek(s)
 					if !ok {
@@ -746,7 +854,7 @@ func (x *Index) accumulate(r *Result, sc *searchScratch) {
 						continue
 					}
 					if a := &sc.acc[s]; a.mask&bit == 0 {
-						credit(a, e, pt.tfs[j])
+						credit(a, e, tfs[j])
 					}
 				}
 			}
@@ -761,8 +869,26 @@ func (x *Index) accumulate(r *Result, sc *searchScratch) {
 			}
 		}
 	}
-	sc.touched, sc.live = touched, live
+	return touched, live, runs
 }
+
+// within is the part of the term's postings (slots and their term
+// frequencies) whose slots are in [lo, hi).
+func (p *term) within(lo, hi uint32) ([]uint32, []uint16) {
+	if lo == 0 && hi == math.MaxUint32 {
+		return p.slots, p.tfs
+	}
+	a, _ := slices.BinarySearch(p.slots, lo)
+	b := len(p.slots)
+	if hi != math.MaxUint32 {
+		b, _ = slices.BinarySearch(p.slots, hi)
+	}
+	return p.slots[a:b], p.tfs[a:b]
+}
+
+// prefetchAhead is how many entries ahead accumulate and collect ask for
+// the accumulator (and record length) they will read.
+const prefetchAhead = 16
 
 // seekRatio is how much longer than the candidate list a posting list
 // must be for pass 1 to seek in it rather than read it through: a seek
@@ -922,9 +1048,15 @@ func (x *Index) collect(r *Result, sc *searchScratch) {
 		r.hits = make([]Hit, 0, len(sc.touched))
 	}
 	anyAll := false
-	for _, s := range sc.touched {
+	for i, s := range sc.touched {
+		if k := i + prefetchAhead; k < len(sc.touched) {
+			t := sc.touched[k]
+			simd.Prefetch(&sc.acc[t])
+			simd.Prefetch(&x.info[t])
+		}
 		a := sc.acc[s]
 		sc.acc[s] = accum{}
+		sc.held[s>>6] = 0
 		if a.mask == all {
 			anyAll = true
 		} else if a.mask&informative == 0 {

@@ -2,11 +2,28 @@
 
 package simd
 
-import "github.com/klauspost/cpuid/v2"
+import (
+	"unsafe"
+
+	"github.com/klauspost/cpuid/v2"
+)
 
 // The assembly kernels all share one shape. Each doc comment's reference
 // loop is [dotF32Generic] or [dotI8Generic]: rows == nil means the rows of
 // m in order. The Go wrappers in simd.go check every length first.
+
+// prefetch issues PREFETCHT0 for the lines of first, first+64 bytes and
+// last (a block of up to 128 bytes and its last entry); the reference is
+// doing nothing.
+//
+//go:noescape
+func prefetch(first, last *uint32)
+
+// prefetchLine issues PREFETCHT0 for the line of p; the reference is
+// doing nothing.
+//
+//go:noescape
+func prefetchLine(p unsafe.Pointer)
 
 // dotF32AVX2 scores with 4×8-lane VFMADD231PS and a scalar FMA tail.
 //

@@ -431,3 +431,18 @@ i8v_tail:
 i8v_done:
 	VZEROUPPER
 	RET
+
+// func prefetch(first, last *uint32)
+TEXT ·prefetch(SB), NOSPLIT, $0-16
+	MOVQ first+0(FP), AX
+	MOVQ last+8(FP), BX
+	PREFETCHT0 (AX)
+	PREFETCHT0 64(AX)
+	PREFETCHT0 (BX)
+	RET
+
+// func prefetchLine(p unsafe.Pointer)
+TEXT ·prefetchLine(SB), NOSPLIT, $0-8
+	MOVQ p+0(FP), AX
+	PREFETCHT0 (AX)
+	RET

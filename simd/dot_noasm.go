@@ -2,6 +2,8 @@
 
 package simd
 
+import "unsafe"
+
 // Without assembly only the generic tier exists.
 const bestTier = TierGeneric
 
@@ -16,3 +18,7 @@ func dotI8Tier(_ Tier, q, m []int8, rows []uint32, out []int32) {
 }
 
 func features() []string { return nil }
+
+func prefetch(first, last *uint32) {}
+
+func prefetchLine(p unsafe.Pointer) {}

@@ -61,3 +61,31 @@ func TestNoReadPastEnd(t *testing.T) {
 		}
 	})
 }
+
+// TestPrefetchChangesNothing prefetches slices of every length up to 64
+// entries and single bytes, flush against an unmapped page (where PREFETCHT0 64 bytes on
+// must not fault) and in the middle of a buffer: the bytes stay as they
+// were.
+func TestPrefetchChangesNothing(t *testing.T) {
+	b := pageEnd(t)
+	for i := range b {
+		b[i] = byte(i * 7)
+	}
+	want := append([]byte(nil), b...)
+	for n := 0; n <= 64; n++ {
+		var tail []uint32
+		if n > 0 {
+			tail = unsafe.Slice((*uint32)(unsafe.Pointer(&b[len(b)-4*n])), n)
+		}
+		PrefetchUint32s(tail)
+		PrefetchUint32s(unsafe.Slice((*uint32)(unsafe.Pointer(&b[4*n])), n))
+		Prefetch(&b[len(b)-1-n])
+		Prefetch(&b[n])
+	}
+	PrefetchUint32s(nil)
+	for i := range b {
+		if b[i] != want[i] {
+			t.Fatalf("byte %d changed from %d to %d", i, want[i], b[i])
+		}
+	}
+}

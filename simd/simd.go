@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"unsafe"
 
 	"github.com/klauspost/cpuid/v2"
 )
@@ -121,6 +122,23 @@ func DotI8Gather(q, m []int8, rows []uint32, out []int32) {
 	checkGather(len(q), len(m), rows, len(out))
 	dotI8(q, m, rows, out)
 }
+
+// PrefetchUint32s hints the processor to start loading the cache lines
+// that hold s (up to 128 bytes of it: a graph node's link block), so a
+// load of it later does not wait on memory. It is only a hint: it reads
+// nothing, changes nothing and never faults; without assembly it does
+// nothing.
+func PrefetchUint32s(s []uint32) {
+	if len(s) > 0 {
+		prefetch(&s[0], &s[len(s)-1])
+	}
+}
+
+// Prefetch hints the processor to start loading the cache line holding
+// *p, for a loop that knows which scattered element it will touch a few
+// steps ahead (a posting list's accumulators). Like [PrefetchUint32s] it
+// reads nothing, changes nothing and never faults.
+func Prefetch[T any](p *T) { prefetchLine(unsafe.Pointer(p)) }
 
 func checkGather(dim, mlen int, rows []uint32, outLen int) {
 	if len(rows) != outLen {

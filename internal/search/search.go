@@ -166,7 +166,15 @@ func (e *Engine) Search(q Query) ([]Result, error) {
 	}
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	r := run{e: e, q: q, lex: e.lex.SearchWith(q.Text, fts.Options{Related: relativesOf(q.Text), RelatedWeight: rank.RelatedWeight})}
+	semantic := q.Vector != nil && e.vec != nil && e.vec.Len() > 0
+	// The first vector pool does not depend on the literal channel: on a
+	// second core it is read while the postings are.
+	var first *vecPool
+	if semantic && concurrentChannels {
+		first = searchVectors(e.vec, q.Vector, rank.PoolSize)
+		defer first.wait() // never leave it running past the read lock
+	}
+	r := run{e: e, q: q, lex: e.lex.SearchWith(q.Text, fts.Options{Related: relativesOf(q.Text), RelatedWeight: rank.RelatedWeight}), first: first}
 	// Nothing the results hold points into the literal result or the
 	// candidates, so both go back to be reused by the next query.
 	if reuseScratch {
@@ -174,7 +182,7 @@ func (e *Engine) Search(q Query) ([]Result, error) {
 		r.sc, _ = e.scratch.Get().(*gatherScratch)
 		defer func() { e.scratch.Put(r.sc) }()
 	}
-	r.semantic = q.Vector != nil && e.vec != nil && e.vec.Len() > 0
+	r.semantic = semantic
 	r.unseen = r.unseenShare()
 	r.entities, r.entityInfo, r.unknownNamed = r.namedTerms()
 	r.novel = r.novelty()
@@ -258,6 +266,45 @@ type run struct {
 	lastPLex         float64
 	rejected         int // candidates the filter turned away
 	sc               *gatherScratch
+	// first is the first vector pool (rank.PoolSize windows), searched
+	// beside the literal channel; nil: gather searches it itself.
+	first *vecPool
+}
+
+// concurrentChannels selects searching the first vector pool on its own
+// goroutine while the literal channel reads its postings (at 100,000
+// records each takes about half a millisecond); the tests switch it off
+// to compare the rankings with those of the sequential search.
+var concurrentChannels = true
+
+// vecPool is a vector search running on its own goroutine.
+type vecPool struct {
+	done     chan struct{}
+	pool     int
+	hits     []ann.Hit
+	panicked any // what the search panicked with, raised again by wait
+}
+
+// searchVectors starts the search for the pool windows nearest vec.
+func searchVectors(ix ann.Index, vec []float32, pool int) *vecPool {
+	p := &vecPool{done: make(chan struct{}), pool: pool}
+	go func() {
+		defer close(p.done)
+		defer func() { p.panicked = recover() }()
+		p.hits = ix.Search(vec, pool)
+	}()
+	return p
+}
+
+// wait returns the search's hits once it has finished. A panic of the
+// search is raised here, on the caller's goroutine, where the server's
+// recovery can answer it as an error instead of the process dying.
+func (p *vecPool) wait() []ann.Hit {
+	<-p.done
+	if p.panicked != nil {
+		panic(p.panicked)
+	}
+	return p.hits
 }
 
 // reuseScratch selects reusing the candidate pool and the literal hits
@@ -275,6 +322,10 @@ type gatherScratch struct {
 	byDoc map[uint32]*candidate
 	cands []*candidate
 	docs  []uint32
+	found []fts.Found   // the candidates' literal hits and ranks
+	score []rank.Scored // rank's scores of the kept candidates
+	open  []*candidate  // completeCosines: the candidates still to score
+	keys  []uint64      // completeCosines: their window keys
 }
 
 // unseenShare is the share of the query's information (Σ I(t) over its
@@ -339,8 +390,16 @@ func (r *run) gather(pool int) []*candidate {
 	}
 	defer func() { sc.cands = cands[:0] }()
 	r.vecFull, r.vecRanked, r.lastCos = false, 0, 0
+	// The literal pool first: while it is selected, the first vector pool
+	// may still be searching on the other core.
+	top := r.lex.Top(pool)
 	if r.semantic {
-		hits := r.e.vec.Search(r.q.Vector, pool)
+		var hits []ann.Hit
+		if r.first != nil && r.first.pool == pool {
+			hits = r.first.wait()
+		} else {
+			hits = r.e.vec.Search(r.q.Vector, pool)
+		}
 		r.vecFull = len(hits) >= pool
 		for _, h := range hits {
 			doc, w := keyDoc(h.Key)
@@ -358,7 +417,6 @@ func (r *run) gather(pool int) []*candidate {
 			r.lastCos = float64(hits[len(hits)-1].Score)
 		}
 	}
-	top := r.lex.Top(pool)
 	r.lexFull, r.lastPLex = r.lex.Len() > len(top), 0
 	if len(top) > 0 {
 		r.lastPLex = top[len(top)-1].PLex
@@ -378,7 +436,8 @@ func (r *run) gather(pool int) []*candidate {
 		docs = append(docs, c.doc)
 	}
 	sc.docs = docs[:0]
-	for i, f := range r.lex.FindAll(docs) {
+	sc.found = r.lex.FindAllTo(sc.found, docs)
+	for i, f := range sc.found {
 		if f.OK {
 			cands[i].lex, cands[i].rankLex = f.Hit, f.Rank
 		}
@@ -399,15 +458,16 @@ func (r *run) completeCosines(cands []*candidate) {
 	if !r.semantic || !ok {
 		return
 	}
-	var open []*candidate
+	open := r.sc.open[:0]
 	for _, c := range cands {
 		if !c.vecSeen {
 			open = append(open, c)
 		}
 	}
+	keys := r.sc.keys[:0]
+	defer func() { r.sc.open, r.sc.keys = open[:0], keys[:0] }()
 	// Windows are numbered 0, 1, … with no gap: score window w of every
 	// record that had a window w−1, until none has.
-	keys := make([]uint64, 0, len(open))
 	for w := 0; w < MaxWindows && len(open) > 0; w++ {
 		keys = keys[:0]
 		for _, c := range open {
@@ -455,10 +515,13 @@ func (r *run) rank(cands []*candidate) ([]*candidate, []int) {
 		}
 	}
 	kept = kept[:n]
-	scored := make([]rank.Scored, len(kept))
-	for i, c := range kept {
-		scored[i] = c.scored
+	// The scores are read by the cut only: their slice is kept for the
+	// next search.
+	scored := r.sc.score[:0]
+	for _, c := range kept {
+		scored = append(scored, c.scored)
 	}
+	r.sc.score = scored[:0]
 	return kept, rank.Cut(scored, r.q.TopK)
 }
 
