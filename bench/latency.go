@@ -17,6 +17,7 @@ import (
 
 	"github.com/compartment/compartment/ann"
 	"github.com/compartment/compartment/embed"
+	"github.com/compartment/compartment/internal/render"
 	"github.com/compartment/compartment/internal/vault"
 	"github.com/compartment/compartment/simd"
 	"github.com/compartment/compartment/vaultfmt"
@@ -222,7 +223,7 @@ const benchPass = "bench passphrase, not a secret"
 // reused, and its path.
 func prepareVault(path string, enc embed.Encoder, opts LatencyOptions) (bool, string, error) {
 	if opts.CacheDir == "" {
-		return false, "", buildVault(path, enc, opts.Model, opts.Records, opts.Progress)
+		return false, "", buildVault(path, enc, opts.Model, opts.Records, opts.Progress, opts.Log)
 	}
 	kept := filepath.Join(opts.CacheDir, keptVaultName(opts.Records, enc.Info().Name))
 	done := kept + ".done"
@@ -238,7 +239,7 @@ func prepareVault(path string, enc embed.Encoder, opts LatencyOptions) (bool, st
 			return false, kept, fmt.Errorf("bench: vault cache: %w", err)
 		}
 		fmt.Fprintf(opts.Log, "building the kept vault %s (a rerun reuses it)…\n", kept)
-		if err := buildVault(kept, enc, opts.Model, opts.Records, opts.Progress); err != nil {
+		if err := buildVault(kept, enc, opts.Model, opts.Records, opts.Progress, opts.Log); err != nil {
 			return false, kept, err
 		}
 		if err := os.WriteFile(done, []byte(fmt.Sprintf("%d records, model %s, built %s\n", opts.Records, enc.Info().Name, time.Now().UTC().Format(time.RFC3339))), 0o600); err != nil {
@@ -291,8 +292,9 @@ func copyFile(from, to string) error {
 // build stopped half way resumes, the import skipping the claims already
 // stored) and imports n generated claims in one streaming import, so the
 // claims are never all held and the progress bar counts lines as they
-// are stored.
-func buildVault(path string, enc embed.Encoder, model string, n int, progress func(string, int, int)) error {
+// are stored. log hears a line at each tenth of the build (the bar is
+// drawn only on a terminal, and a million memories take many minutes).
+func buildVault(path string, enc embed.Encoder, model string, n int, progress func(string, int, int), log io.Writer) error {
 	unlock := vaultfmt.Unlock{Passphrase: []byte(benchPass)}
 	var v *vault.Vault
 	var err error
@@ -314,11 +316,34 @@ func buildVault(path string, enc embed.Encoder, model string, n int, progress fu
 	}
 	progress("building vault", 0, n)
 	lines := &claimLines{claims: NewClaimStream(1), n: n}
-	if _, err := v.Import(lines, "bench generator", func(done int) { progress("building vault", done, n) }); err != nil {
+	tenths := buildLog{w: log, n: n, start: time.Now()}
+	if _, err := v.Import(lines, "bench generator", func(done int) {
+		progress("building vault", done, n)
+		tenths.at(done)
+	}); err != nil {
 		return fmt.Errorf("bench: import: %w", err)
 	}
 	progress("building vault", n, n)
 	return v.Flush()
+}
+
+// buildLog writes a line to w as a build of n lines passes each tenth:
+// the count, the rate and time left, and this process's resident set.
+type buildLog struct {
+	w     io.Writer
+	n     int
+	start time.Time
+	next  int // the tenth the next line is for
+}
+
+func (b *buildLog) at(done int) {
+	if b.w == nil || b.n <= 0 || done*10 < (b.next+1)*b.n {
+		return
+	}
+	b.next = done * 10 / b.n
+	rss, peak := rssOf(os.Getpid())
+	fmt.Fprintf(b.w, "  %d/%d lines (%d%%)%s; %.0f s, RSS %.0f MB (peak %.0f)\n", done, b.n, done*100/b.n,
+		render.RateETA(done, b.n, time.Since(b.start)), time.Since(b.start).Seconds(), rss, peak)
 }
 
 // claimLines reads as the JSONL import of n generated claims, made as
