@@ -328,6 +328,13 @@ func buildVault(path string, enc embed.Encoder, model string, n int, progress fu
 		return fmt.Errorf("bench: import: %w", err)
 	}
 	progress("building vault", n, n)
+	// The import compacts at its end (its checkpoint); a second, locked
+	// compaction of the vault it left rewrote 1.15 GB for two minutes at
+	// 1,000,000 lines and took the build's peak RSS from 4.8 to 8.1 GB.
+	// Only a journal the import left behind is folded in.
+	if v.File().JournalFrames() == 0 {
+		return nil
+	}
 	return v.Flush()
 }
 
