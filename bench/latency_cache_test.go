@@ -65,6 +65,12 @@ func TestLatencyKeepsAndReusesTheVault(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer v.Close()
+	if f := v.File().JournalFrames(); f != 0 {
+		t.Errorf("the kept vault was left with %d journal frames; a build leaves it compacted", f)
+	}
+	if first.Memories <= 0 || first.Memories > opts.Records || second.Memories != first.Memories {
+		t.Errorf("memories %d then %d of %d lines", first.Memories, second.Memories, opts.Records)
+	}
 	var out bytes.Buffer
 	n, err := v.Export(&out)
 	if err != nil || n == 0 || n > opts.Records || bytes.Contains(out.Bytes(), []byte("bench store")) {

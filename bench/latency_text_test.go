@@ -31,3 +31,22 @@ func TestLatencyTableNamesItsColumn(t *testing.T) {
 		t.Errorf("the header still says spec:\n%s", out)
 	}
 }
+
+// The table's first line says how many memories the vault holds when the
+// generated lines repeated some (the import stores a claim once).
+func TestLatencyTableSaysTheMemoriesHeld(t *testing.T) {
+	var b bytes.Buffer
+	if err := (LatencyReport{Records: 1000000, Memories: 766811}).WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if first := strings.SplitN(b.String(), "\n", 2)[0]; !strings.Contains(first, "766811 memories (of 1000000 generated lines") {
+		t.Errorf("first line %q", first)
+	}
+	b.Reset()
+	if err := (LatencyReport{Records: 20000, Memories: 20000}).WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if first := strings.SplitN(b.String(), "\n", 2)[0]; !strings.HasSuffix(first, ", 20000 memories") {
+		t.Errorf("first line %q", first)
+	}
+}

@@ -44,7 +44,7 @@ type Build struct {
 	old      fileState // the snapshot: hdr, live, journalStart, end, seq
 	nh       *header
 	hl       int64
-	derived  []entry
+	derived  []Item // sealed as Run writes them
 	dropKind Kind
 	pw       *payloadWriter
 	err      error // Run's
@@ -129,10 +129,10 @@ func (v *Vault) snapshot(f *os.File, path string) (*Build, error) {
 		ancestry: v.st.nextAncestry(),
 	}
 	b.dropKind = v.derivedKindOf(old.hdr)
-	b.derived, err = v.derivedEntries(b.nh, func(id ID) bool {
+	b.derived, err = v.derivedItems(b.nh, func(id ID) bool {
 		l, ok := live[id]
 		return ok && (b.dropKind == 0 || l.kind != b.dropKind)
-	}, func() (map[ID]Seal, error) { return v.liveSeals(im.data) })
+	}, func() (map[ID]Seal, error) { return v.liveSeals(im) })
 	if err != nil {
 		im.release()
 		return nil, err
@@ -170,7 +170,7 @@ func (b *Build) run() error {
 		return fmt.Errorf("vaultfmt: %w", err)
 	}
 	b.pw = &payloadWriter{w: bufio.NewWriterSize(b.f, 1<<20), k: &b.k, hdr: b.nh, rnd: b.rnd, pos: b.hl, live: map[ID]loc{}}
-	if err := sweepLive(&b.k, &b.old, b.im.data, b.derived, b.dropKind)(b.pw.add); err != nil {
+	if err := sweepLive(&b.k, b.rnd, &b.old, b.im, b.derived, b.dropKind)(b.pw.add); err != nil {
 		return err
 	}
 	return b.pw.finish()

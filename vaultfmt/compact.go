@@ -109,7 +109,6 @@ func (v *Vault) compactLocked(o rewrite) error {
 		return err
 	}
 	defer im.release()
-	data := im.data
 	nh := &header{
 		version: formatVersion, vaultID: old.hdr.vaultID, created: old.hdr.created,
 		epoch: old.hdr.epoch + 1, slots: old.hdr.slots, pin: old.hdr.pin,
@@ -124,14 +123,14 @@ func (v *Vault) compactLocked(o rewrite) error {
 	// Derived items come first: they set the header's derived kind, and
 	// the header's length is fixed before the payload is written.
 	dropKind := v.derivedKindOf(old.hdr)
-	derived, err := v.derivedEntries(nh, func(id ID) bool {
+	derived, err := v.derivedItems(nh, func(id ID) bool {
 		l, ok := old.live.items()[id]
 		return ok && (dropKind == 0 || l.kind != dropKind)
-	}, func() (map[ID]Seal, error) { return v.liveSeals(data) })
+	}, func() (map[ID]Seal, error) { return v.liveSeals(im) })
 	if err != nil {
 		return err
 	}
-	st, err := v.writeSnapshot(nh, sweepLive(v.k, &v.st, data, derived, dropKind), o.sign, false)
+	st, err := v.writeSnapshot(nh, sweepLive(v.k, v.rnd, &v.st, im, derived, dropKind), o.sign, false)
 	if st == nil {
 		return err
 	}
@@ -143,10 +142,10 @@ func (v *Vault) compactLocked(o rewrite) error {
 	return err
 }
 
-// liveSeals walks the old file (payload and journal) and returns the seal
-// of every live item's stored version.
-func (v *Vault) liveSeals(data []byte) (map[ID]Seal, error) {
-	old := &v.st
+// liveSeals walks the old file (payload and journal, im) and returns the
+// seal of every live item's stored version.
+func (v *Vault) liveSeals(im *image) (map[ID]Seal, error) {
+	old, data := &v.st, im.data
 	live := old.live.items()
 	m := make(map[ID]Seal, len(live))
 	keep := func(off, _ int64, es []entry) error {
@@ -157,6 +156,7 @@ func (v *Vault) liveSeals(data []byte) (map[ID]Seal, error) {
 		}
 		return nil
 	}
+	keep = im.sweeping(keep)
 	if _, _, err := walkPayload(data, old.hdr, v.k, keep); err != nil {
 		return nil, err
 	}
@@ -166,14 +166,25 @@ func (v *Vault) liveSeals(data []byte) (map[ID]Seal, error) {
 	return m, nil
 }
 
-// sweepLive yields the new derived items (§2.11), then, in file order,
-// exactly the entries that hold the live version of an item, leaving out
-// the old derived items (those of dropKind, when it is not 0). data is the
-// file old describes, up to old.end at least.
-func sweepLive(k *keys, old *fileState, data []byte, derived []entry, dropKind Kind) func(add func(*entry) error) error {
+// sweepLive yields the new derived items (§2.11), each made its entry
+// (derivedEntry, with k and rnd) as its turn comes and then dropped from
+// derived, so the build holds at most one sealed copy at a time and frees
+// each part once it is written; then, in file order, exactly the entries
+// that hold the live version of an item, leaving out the old derived
+// items (those of dropKind, when it is not 0). im is the file old
+// describes, up to old.end at least; the pages the sweep has read leave
+// the resident set as it goes (a mapped image). The sweep runs once: it
+// uses derived up.
+func sweepLive(k *keys, rnd io.Reader, old *fileState, im *image, derived []Item, dropKind Kind) func(add func(*entry) error) error {
+	data := im.data
 	return func(add func(*entry) error) error {
 		for i := range derived {
-			if err := add(&derived[i]); err != nil {
+			e, err := derivedEntry(k, old.hdr.vaultID, rnd, derived[i])
+			derived[i] = Item{}
+			if err != nil {
+				return err
+			}
+			if err := add(&e); err != nil {
 				return err
 			}
 		}
@@ -193,6 +204,7 @@ func sweepLive(k *keys, old *fileState, data []byte, derived []entry, dropKind K
 			}
 			return nil
 		}
+		keep = im.sweeping(keep)
 		if _, _, err := walkPayload(data, old.hdr, k, keep); err != nil {
 			return err
 		}
@@ -356,6 +368,7 @@ func (p *payloadWriter) flush() error {
 		p.live[e.id] = loc{off: p.pos, idx: uint32(i), kind: e.kind}
 	}
 	p.items += len(p.pending)
+	clear(p.pending) // the sealed bodies (a segment part: megabytes) are written
 	p.pending, p.size = p.pending[:0], 0
 	return p.write(sealed)
 }

@@ -3,6 +3,7 @@ package vaultfmt
 import (
 	"errors"
 	"fmt"
+	"io"
 )
 
 // Derived items (FORMAT.md §2.11) are items a handler computes from the
@@ -77,11 +78,16 @@ func sealOf(e *entry) Seal {
 	return s
 }
 
-// derivedEntries seals the handler's derived items for a compaction to
-// hdr's epoch and sets hdr's derived kind; none for a handler that is no
-// Deriver. live reports the items the new payload will hold.
-// seals gives the seal of each such item, for a SealedDeriver.
-func (v *Vault) derivedEntries(hdr *header, live func(ID) bool, seals func() (map[ID]Seal, error)) ([]entry, error) {
+// derivedItems returns the handler's derived items for a compaction to
+// hdr's epoch, checked, and sets hdr's derived kind; none for a handler
+// that is no Deriver. live reports the items the new payload will hold.
+// seals gives the seal of each such item, for a SealedDeriver. They are
+// sealed as the payload is written (sweepLive), one at a time, not here:
+// an index segment is most of the payload's bytes, and sealing them all
+// first held a sealed copy beside the plaintext for the whole build (102
+// MB of a 490 MB heap at 185,859 memories) and did that work under the
+// exclusive lock.
+func (v *Vault) derivedItems(hdr *header, live func(ID) bool, seals func() (map[ID]Seal, error)) ([]Item, error) {
 	d, ok := v.h.(Deriver)
 	if !ok {
 		return nil, nil
@@ -104,7 +110,6 @@ func (v *Vault) derivedEntries(hdr *header, live func(ID) bool, seals func() (ma
 	if err != nil {
 		return nil, fmt.Errorf("vaultfmt: derive: %w", err)
 	}
-	es := make([]entry, 0, len(items))
 	for _, it := range items {
 		if it.Kind != kind || kind == 0 {
 			return nil, fmt.Errorf("vaultfmt: derive: item %x has kind %d, want the derived kind %d", it.ID, it.Kind, kind)
@@ -115,25 +120,24 @@ func (v *Vault) derivedEntries(hdr *header, live func(ID) bool, seals func() (ma
 		if len(it.Body) > MaxItemBytes {
 			return nil, fmt.Errorf("vaultfmt: derive: item %x is %d bytes, too large for a frame", it.ID, len(it.Body))
 		}
-		if writeDerivedSealed {
-			e, err := sealItem(v.k, hdr.vaultID, v.rnd, Change{Op: OpPut, Item: it})
-			if err != nil {
-				return nil, err
-			}
-			es = append(es, e)
-			continue
-		}
-		// Stored plain (2.11): the payload frame it fills is its seal. A
-		// second seal under an item key of its own protected nothing
-		// more (a derived item is never copied into another payload, so
-		// there is no key of it to destroy) and cost an open of a
-		// 100,000-memory vault a second decryption of its 64 MB.
-		es = append(es, entry{op: OpPut, id: it.ID, kind: it.Kind, plain: it.Body, stored: true})
 	}
-	if len(es) > 0 {
+	if len(items) > 0 {
 		hdr.derived, hdr.plainDer = kind, !writeDerivedSealed
 	}
-	return es, nil
+	return items, nil
+}
+
+// derivedEntry is the payload entry of derived item it. It is stored
+// plain (2.11): the payload frame it fills is its seal. A second seal
+// under an item key of its own protected nothing more (a derived item is
+// never copied into another payload, so there is no key of it to destroy)
+// and cost an open of a 100,000-memory vault a second decryption of its
+// 64 MB. With writeDerivedSealed it is sealed as before extension 0x8003.
+func derivedEntry(k *keys, vaultID [16]byte, rnd io.Reader, it Item) (entry, error) {
+	if writeDerivedSealed {
+		return sealItem(k, vaultID, rnd, Change{Op: OpPut, Item: it})
+	}
+	return entry{op: OpPut, id: it.ID, kind: it.Kind, plain: it.Body, stored: true}, nil
 }
 
 // writeDerivedSealed makes compactions write derived items as the

@@ -254,7 +254,11 @@ func TestTools(t *testing.T) {
 		same(t, "bytes", Bytes(n), want)
 	}
 	p := &Progress{label: "importing", total: 200}
-	same(t, "bar", p.line(50, time.Second), "\rimporting [#######.......................]  25% 50/200")
+	same(t, "bar", p.line(50, time.Second), "\rimporting [#######.......................]  25% 50/200  50/s, 3s left\x1b[K")
+	same(t, "bar at the start", p.line(0, 0), "\rimporting [..............................]   0% 0/200\x1b[K")
+	same(t, "bar at the end", p.line(200, 100*time.Second), "\rimporting [##############################] 100% 200/200  2/s\x1b[K")
+	same(t, "eta in hours", RateETA(100, 1000000, 10*time.Second), "  10/s, 27h46m left")
+	same(t, "eta in minutes", RateETA(100000, 1000000, 40*time.Second), "  2500/s, 6m00s left")
 	p.total = 0
 	same(t, "count", p.line(50, 2*time.Second), "\rimporting 50 (25/s)\x1b[K")
 	var b bytes.Buffer

@@ -70,17 +70,36 @@ type segment struct {
 }
 
 func (s *segment) encode() []byte {
-	le := binary.LittleEndian
-	vec := s.snap.VectorParts
-	if vec == nil {
-		vec = [][]byte{s.snap.Vectors}
+	b := make([]byte, 0, s.encodedLen())
+	s.encodeTo(func(p []byte) { b = append(b, p...) })
+	return b
+}
+
+// encodedLen is the length of encode's bytes.
+func (s *segment) encodedLen() int {
+	n := segmentHeadSize + segmentEntrySize*len(s.ids) + 16 + len(s.snap.Literal)
+	for _, p := range s.vectorParts() {
+		n += len(p)
 	}
+	return n
+}
+
+func (s *segment) vectorParts() [][]byte {
+	if s.snap.VectorParts == nil {
+		return [][]byte{s.snap.Vectors}
+	}
+	return s.snap.VectorParts
+}
+
+// encodeTo hands the segment's bytes to put, in order, a piece at a time.
+func (s *segment) encodeTo(put func([]byte)) {
+	le := binary.LittleEndian
+	vec := s.vectorParts()
 	vecLen := 0
 	for _, p := range vec {
 		vecLen += len(p)
 	}
-	n := segmentHeadSize + segmentEntrySize*len(s.ids) + 16 + len(s.snap.Literal) + vecLen
-	b := make([]byte, 0, n)
+	b := make([]byte, 0, 64<<10)
 	b = append(b, segmentMagic...)
 	b = append(b, segmentVersion, 0, 0, 0)
 	b = le.AppendUint64(b, s.epoch)
@@ -88,16 +107,52 @@ func (s *segment) encode() []byte {
 	b = le.AppendUint32(b, uint32(len(s.ids)))
 	b = le.AppendUint32(b, s.next)
 	for i, id := range s.ids {
+		if len(b)+segmentEntrySize > cap(b) {
+			put(b)
+			b = b[:0]
+		}
 		b = append(b, id[:]...)
 		b = le.AppendUint32(b, s.docs[i])
 	}
 	b = le.AppendUint64(b, uint64(len(s.snap.Literal)))
-	b = append(b, s.snap.Literal...)
-	b = le.AppendUint64(b, uint64(vecLen))
+	put(b)
+	put(s.snap.Literal)
+	put(le.AppendUint64(b[:0], uint64(vecLen)))
 	for _, p := range vec {
-		b = append(b, p...)
+		put(p)
 	}
-	return b
+}
+
+// encodeParts is splitSegment(s.encode()) written straight into the
+// parts: at a million memories the segment is hundreds of MB, and
+// encoding it whole before cutting it into parts held it twice, three
+// times with the snapshot it is encoded from.
+func (s *segment) encodeParts() ([]vaultfmt.Item, error) {
+	n := s.encodedLen()
+	parts := max(1, (n+segmentPartBytes-1)/segmentPartBytes)
+	if parts > 1<<16-1 {
+		return nil, fmt.Errorf("vault: index segment of %d bytes needs too many parts", n)
+	}
+	items := make([]vaultfmt.Item, parts)
+	p, left := -1, n
+	var body []byte
+	s.encodeTo(func(b []byte) {
+		for len(b) > 0 {
+			if body == nil || len(body) == cap(body) {
+				p++
+				body = make([]byte, 4, 4+min(segmentPartBytes, left))
+				binary.LittleEndian.PutUint16(body, uint16(p))
+				binary.LittleEndian.PutUint16(body[2:], uint16(parts))
+			}
+			k := min(len(b), cap(body)-len(body))
+			body, b, left = append(body, b[:k]...), b[k:], left-k
+			items[p] = vaultfmt.Item{ID: segmentID(p), Kind: kindSegment, Body: body}
+		}
+	})
+	if p != parts-1 || left != 0 {
+		return nil, fmt.Errorf("vault: index segment wrote %d of %d parts, %d bytes short", p+1, parts, left)
+	}
+	return items, nil
 }
 
 // decodeSegment checks the framing of a segment; the indexes inside are
@@ -327,7 +382,7 @@ func (s *state) Derive(epoch uint64, live func(vaultfmt.ID) bool) ([]vaultfmt.It
 		return nil, err
 	}
 	seg.snap = snap
-	return splitSegment(seg.encode())
+	return seg.encodeParts()
 }
 
 // earlySegment is a segment restored as soon as its last part arrived,
