@@ -51,25 +51,7 @@ func mappingRSS(t *testing.T, b []byte) int {
 // bytes, their pages leave the resident set, and reading them again still
 // gives the file's bytes.
 func TestImagePassedDropsPages(t *testing.T) {
-	want := make([]byte, 24<<20)
-	rand.Read(want)
-	path := filepath.Join(t.TempDir(), "image")
-	if err := os.WriteFile(path, want, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	im, err := readImage(f, int64(len(want)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer im.release()
-	if im.mapped == nil {
-		t.Skip("the image was read, not mapped")
-	}
+	im, want := mappedImage(t)
 	var sum byte
 	for i := 0; i < len(im.data); i += 4096 {
 		sum += im.data[i]
@@ -102,25 +84,7 @@ var pageSink byte
 // live items' seals, then the copy); the second walk, wrapped by sweeping,
 // hands its pages back again although the first already passed them all.
 func TestImageSweepingRewinds(t *testing.T) {
-	want := make([]byte, 24<<20)
-	rand.Read(want)
-	path := filepath.Join(t.TempDir(), "image")
-	if err := os.WriteFile(path, want, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	im, err := readImage(f, int64(len(want)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer im.release()
-	if im.mapped == nil {
-		t.Skip("the image was read, not mapped")
-	}
+	im, want := mappedImage(t)
 	walk := func() {
 		var sum byte
 		fn := im.sweeping(func(off, end int64, _ []entry) error {
@@ -145,4 +109,31 @@ func TestImageSweepingRewinds(t *testing.T) {
 	if !bytes.Equal(im.data, want) {
 		t.Fatal("the image reads back differently after its pages were dropped")
 	}
+}
+
+// mappedImage is a 24 MiB file of random bytes read as a mapped image
+// (the test skips when the image is read instead), and those bytes. The
+// file and the image are released when the test ends.
+func mappedImage(t *testing.T) (*image, []byte) {
+	t.Helper()
+	want := make([]byte, 24<<20)
+	rand.Read(want)
+	path := filepath.Join(t.TempDir(), "image")
+	if err := os.WriteFile(path, want, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	im, err := readImage(f, int64(len(want)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(im.release)
+	if im.mapped == nil {
+		t.Skip("the image was read, not mapped")
+	}
+	return im, want
 }
