@@ -8,11 +8,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/pprof"
-	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/compartment/compartment/embed"
 	"github.com/compartment/compartment/internal/mcp"
@@ -75,26 +72,7 @@ func TestMCPSearchProfile(t *testing.T) {
 	for _, q := range queries[:30] {
 		search(q)
 	}
-	if out := os.Getenv("BENCH_MCP_PROFILE_OUT"); out != "" {
-		f, err := os.Create(out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			t.Fatal(err)
-		}
-		defer func() { pprof.StopCPUProfile(); f.Close() }()
-	}
-	lat := make([]time.Duration, len(queries))
-	for pass := range 3 {
-		for i, q := range queries {
-			t0 := time.Now()
-			search(q)
-			if d := time.Since(t0); pass == 0 || d < lat[i] {
-				lat[i] = d
-			}
-		}
-	}
-	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	defer cpuProfileTo(t, os.Getenv("BENCH_MCP_PROFILE_OUT"))()
+	lat := fastestOf3(queries, search)
 	t.Logf("%d memory_search calls × 3: p50 %v p95 %v", len(queries), lat[len(lat)/2], lat[len(lat)*95/100])
 }

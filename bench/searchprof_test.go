@@ -53,33 +53,16 @@ func TestSearchProfile(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if out := os.Getenv("BENCH_SEARCH_PROFILE_OUT"); out != "" {
-		f, err := os.Create(out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			t.Fatal(err)
-		}
-		defer func() { pprof.StopCPUProfile(); f.Close() }()
-	}
+	defer cpuProfileTo(t, os.Getenv("BENCH_SEARCH_PROFILE_OUT"))()
 	// The table's measure: each query's fastest of three passes; and the
 	// CPU time per search, which says more on a loaded machine.
-	lat := make([]time.Duration, len(queries))
 	cpu0 := processCPU()
-	for pass := range 3 {
-		for i, q := range queries {
-			t0 := time.Now()
-			if _, err := v.Search(vault.SearchRequest{Query: q}); err != nil {
-				t.Fatal(err)
-			}
-			if d := time.Since(t0); pass == 0 || d < lat[i] {
-				lat[i] = d
-			}
+	lat := fastestOf3(queries, func(q string) {
+		if _, err := v.Search(vault.SearchRequest{Query: q}); err != nil {
+			t.Fatal(err)
 		}
-	}
+	})
 	cpu := (processCPU() - cpu0) / time.Duration(3*len(queries))
-	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 	t.Logf("%d queries × 3: p50 %v p95 %v, CPU %v per search", len(queries), lat[len(lat)/2], lat[len(lat)*95/100], cpu)
 	t.Logf("live heap after open %.1f MB, after the searches %.1f MB", heapBefore, liveHeapMB())
 	if out := os.Getenv("BENCH_SEARCH_PROFILE_HEAP"); out != "" {
@@ -100,4 +83,38 @@ func liveHeapMB() float64 {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	return float64(ms.HeapAlloc) / (1 << 20)
+}
+
+// cpuProfileTo starts a CPU profile into the file path (none when path is
+// empty) and returns what stops it.
+func cpuProfileTo(t *testing.T, path string) (stop func()) {
+	t.Helper()
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		t.Fatal(err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }
+}
+
+// fastestOf3 runs search on every query three times, as the latency
+// table does, and returns each query's fastest time, sorted.
+func fastestOf3(queries []string, search func(string)) []time.Duration {
+	lat := make([]time.Duration, len(queries))
+	for pass := range 3 {
+		for i, q := range queries {
+			t0 := time.Now()
+			search(q)
+			if d := time.Since(t0); pass == 0 || d < lat[i] {
+				lat[i] = d
+			}
+		}
+	}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	return lat
 }
