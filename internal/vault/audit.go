@@ -66,51 +66,21 @@ func encodeAudit(e *AuditEntry) []byte {
 	return w.buf
 }
 
+// decodeAudit decodes an audit entry's body. It reads the fields with
+// [auditFields.scan], which an open uses alone to check bodies without
+// allocating.
 func decodeAudit(body []byte) (*AuditEntry, error) {
 	e := &AuditEntry{}
-	if err := parseAudit(body, e); err != nil {
+	f := auditFields{onAck: func(seq uint64) { e.Acknowledged = append(e.Acknowledged, seq) }}
+	if err := f.scan(body); err != nil {
 		return nil, err
 	}
+	e.Seq, e.Caller, e.Op, e.Target = f.seq, interned(f.caller), interned(f.op), string(f.target)
+	if f.hasTime {
+		e.Time = time.UnixMilli(int64(f.ms)).UTC()
+	}
+	e.Prev, e.Hash = f.prev, f.hash
 	return e, nil
-}
-
-// parseAudit decodes body into e. An open checks bodies with
-// [auditFields.scan] instead, which reads the same fields with the same
-// errors and allocates nothing.
-func parseAudit(body []byte, e *AuditEntry) error {
-	fr, err := newFieldReader(body)
-	if err != nil {
-		return err
-	}
-	for tag, v, ok := fr.next(); ok; tag, v, ok = fr.next() {
-		switch tag {
-		case audSeq:
-			e.Seq, err = readU64(v)
-		case audTime:
-			e.Time, err = readTime(v)
-		case audCaller:
-			e.Caller = interned(v)
-		case audOp:
-			e.Op = interned(v)
-		case audTarget:
-			e.Target = string(v)
-		case audPrev:
-			err = copy32(&e.Prev, v)
-		case audHash:
-			err = copy32(&e.Hash, v)
-		case audAck:
-			var s uint64
-			s, err = readU64(v)
-			e.Acknowledged = append(e.Acknowledged, s)
-		}
-		if err != nil {
-			return fmt.Errorf("audit entry: %w", err)
-		}
-	}
-	if fr.err != nil {
-		return fmt.Errorf("audit entry: %w", fr.err)
-	}
-	return nil
 }
 
 func copy32(dst *[32]byte, v []byte) error {
@@ -241,10 +211,13 @@ type auditFields struct {
 	hasTime, acked     bool
 	caller, op, target []byte
 	prev, hash         [32]byte
+	// onAck, when set, is given each acknowledged sequence number in
+	// order (decodeAudit keeps them).
+	onAck func(uint64)
 }
 
-// scan reads body as parseAudit does, with its errors, allocating
-// nothing.
+// scan reads body's fields, aliasing it; it allocates nothing unless
+// onAck does.
 func (f *auditFields) scan(body []byte) error {
 	fr, err := newFieldReader(body)
 	if err != nil {
@@ -268,8 +241,12 @@ func (f *auditFields) scan(body []byte) error {
 		case audHash:
 			err = copy32(&f.hash, v)
 		case audAck:
-			_, err = readU64(v)
+			var seq uint64
+			seq, err = readU64(v)
 			f.acked = true
+			if err == nil && f.onAck != nil {
+				f.onAck(seq)
+			}
 		}
 		if err != nil {
 			return fmt.Errorf("audit entry: %w", err)
