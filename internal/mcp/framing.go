@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -65,9 +64,8 @@ func (f *lineFramer) next() (msg []byte, tooLong int64, err error) {
 	}
 }
 
-// lockedWriter serialises writes, so an error the framer sends never
-// interleaves with a response the protocol server is writing (which it
-// does in one Write per message).
+// lockedWriter serialises writes, so a notification never interleaves
+// with a response (each is one Write).
 type lockedWriter struct {
 	mu sync.Mutex
 	w  io.Writer
@@ -93,36 +91,4 @@ func tooLongResponse(n int64, max int) []byte {
 	}
 	b, _ := json.Marshal(resp)
 	return append(b, '\n')
-}
-
-// limitMessages returns a reader of in's messages that are within max
-// bytes; each longer one is answered on out with a JSON-RPC error and
-// dropped. It stops at the end of in or when the returned closer is
-// called.
-func limitMessages(in io.Reader, out io.Writer, max int) (io.Reader, func()) {
-	pr, pw := io.Pipe()
-	go func() {
-		f := newLineFramer(in, max)
-		for {
-			msg, tooLong, err := f.next()
-			if err != nil {
-				pw.CloseWithError(err)
-				return
-			}
-			if tooLong > 0 {
-				if _, err := out.Write(tooLongResponse(tooLong, max)); err != nil {
-					pw.CloseWithError(err)
-					return
-				}
-				continue
-			}
-			if len(bytes.TrimSpace(msg)) == 0 {
-				continue
-			}
-			if _, err := pw.Write(append(msg, '\n')); err != nil {
-				return
-			}
-		}
-	}()
-	return pr, func() { pr.Close() }
 }

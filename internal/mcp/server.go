@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -58,7 +59,15 @@ type Server struct {
 	lastSweep time.Time // last sweep that ran (expire_memories on)
 	lastCall  time.Time
 	swept     int // memories removed by sweeps since start
+
+	// last is the latest result wrap made, which the stdio transport
+	// encodes itself (appendToolResult); with concurrent in-process
+	// callers it is just the latest, and any other is encoded as usual.
+	last atomic.Pointer[mcpgo.CallToolResult]
 }
+
+// made reports whether r is the result wrap made last, and forgets it.
+func (s *Server) made(r *mcpgo.CallToolResult) bool { return s.last.CompareAndSwap(r, nil) }
 
 // New builds the server and registers every tool. It does not open the
 // vault: that happens on the first call that needs it.
@@ -124,14 +133,11 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	}()
 	retagDone := make(chan struct{})
 	go func() { defer close(retagDone); s.retagLoop(ctx) }()
-	stdio := server.NewStdioServer(s.mcp)
-	stdio.SetErrorLogger(slog.NewLogLogger(s.log.Handler(), slog.LevelError))
 	// Messages over MaxMessageBytes never reach the protocol server, which
 	// would hold a whole line in memory however long it is.
-	lw := &lockedWriter{w: out}
-	limited, stop := limitMessages(in, lw, MaxMessageBytes)
-	defer stop()
-	err := stdio.Listen(ctx, limited, lw)
+	errLog := slog.NewLogLogger(s.log.Handler(), slog.LevelError)
+	std := &stdio{mcp: s.mcp, out: &lockedWriter{w: out}, log: errLog.Printf, ours: s.made}
+	err := std.serve(ctx, in)
 	cancel()
 	<-done
 	<-retagDone
@@ -299,7 +305,9 @@ func (s *Server) wrap(d toolDef) server.ToolHandlerFunc {
 		// The structured content is the same bytes as the text: encoding
 		// the result once instead of twice saves a fifth of a search
 		// call's time when it returns many memories.
-		return mcpgo.NewToolResultStructured(json.RawMessage(text), string(text)), nil
+		res := mcpgo.NewToolResultStructured(json.RawMessage(text), string(text))
+		s.last.Store(res)
+		return res, nil
 	}
 }
 

@@ -1,0 +1,242 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// stdioSession is the one client of a stdio server, as mcp-go's own stdio
+// transport registers it: initialized after initialize, a log level, and
+// a channel for server notifications (written by [stdio.notifications]).
+type stdioSession struct {
+	initialized atomic.Bool
+	level       atomic.Value // mcpgo.LoggingLevel
+	notify      chan mcpgo.JSONRPCNotification
+}
+
+func (s *stdioSession) SessionID() string { return "stdio" }
+
+func (s *stdioSession) NotificationChannel() chan<- mcpgo.JSONRPCNotification { return s.notify }
+
+func (s *stdioSession) Initialize() {
+	s.level.Store(mcpgo.LoggingLevelError)
+	s.initialized.Store(true)
+}
+
+func (s *stdioSession) Initialized() bool { return s.initialized.Load() }
+
+func (s *stdioSession) SetLogLevel(level mcpgo.LoggingLevel) { s.level.Store(level) }
+
+func (s *stdioSession) GetLogLevel() mcpgo.LoggingLevel {
+	if l, ok := s.level.Load().(mcpgo.LoggingLevel); ok {
+		return l
+	}
+	return mcpgo.LoggingLevelError
+}
+
+// stdio serves newline-delimited JSON-RPC on one goroutine: it reads a
+// message, hands it to the protocol server and writes the response before
+// it reads the next one. mcp-go's stdio transport passes every message
+// through three goroutine hand-offs (a reader goroutine per line, a
+// worker queue for tool calls, a goroutine per other request) and this
+// package's size limit added a pipe in front: about a tenth of a search
+// call's time at 100,000 memories went to waking goroutines. Nothing is
+// lost by serving in order: every tool takes the vault from one keeper,
+// one call at a time, and none asks the client anything back (sampling,
+// elicitation, roots) while it runs.
+type stdio struct {
+	mcp  *server.MCPServer
+	out  *lockedWriter
+	log  func(format string, args ...any)
+	sess stdioSession
+	// ours reports whether a tool result is one [Server.wrap] made and
+	// [appendToolResult] may encode (nil: none is).
+	ours func(*mcpgo.CallToolResult) bool
+	buf  bytes.Buffer // the response being encoded, reused
+	enc  *json.Encoder
+}
+
+// serve reads in until it ends or ctx is cancelled. A message in flight
+// when ctx is cancelled is answered before serve returns; a read blocked
+// on in is abandoned (as mcp-go's transport abandons it).
+func (s *stdio) serve(ctx context.Context, in io.Reader) error {
+	s.sess.notify = make(chan mcpgo.JSONRPCNotification, 100)
+	if err := s.mcp.RegisterSession(ctx, &s.sess); err != nil {
+		return fmt.Errorf("register session: %w", err)
+	}
+	defer s.mcp.UnregisterSession(ctx, s.sess.SessionID())
+	ctx, cancel := context.WithCancel(s.mcp.WithContext(ctx, &s.sess))
+	defer cancel()
+	s.enc = json.NewEncoder(&s.buf)
+	go s.notifications(ctx)
+
+	var busy sync.Mutex // held while a message is handled
+	done := make(chan error, 1)
+	go func() {
+		f := newLineFramer(in, MaxMessageBytes)
+		for {
+			msg, tooLong, err := f.next()
+			if err != nil {
+				done <- err
+				return
+			}
+			busy.Lock()
+			if ctx.Err() != nil {
+				busy.Unlock()
+				done <- nil
+				return
+			}
+			err = s.message(ctx, msg, tooLong)
+			busy.Unlock()
+			if err != nil {
+				done <- err
+				return
+			}
+		}
+	}()
+	var err error
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		busy.Lock() // let the message in flight finish
+		defer busy.Unlock()
+		err = ctx.Err()
+	}
+	if err == io.EOF {
+		return nil
+	}
+	return err
+}
+
+// message handles one message (or one over the size limit) and writes its
+// response, if it has one. Only a failed write is returned.
+func (s *stdio) message(ctx context.Context, msg []byte, tooLong int64) error {
+	if tooLong > 0 {
+		_, err := s.out.Write(tooLongResponse(tooLong, MaxMessageBytes))
+		return err
+	}
+	if len(bytes.TrimSpace(msg)) == 0 {
+		return nil
+	}
+	var resp mcpgo.JSONRPCMessage
+	if !json.Valid(msg) {
+		resp = mcpgo.NewJSONRPCError(mcpgo.NewRequestId(nil), mcpgo.PARSE_ERROR, "Parse error", nil)
+	} else {
+		resp = s.handle(ctx, msg)
+	}
+	if resp == nil { // a notification
+		return nil
+	}
+	return s.write(resp)
+}
+
+// handle runs the protocol server on one message, turning a panic into an
+// internal error for a request (with its id) and into nothing for a
+// notification.
+func (s *stdio) handle(ctx context.Context, msg []byte) (resp mcpgo.JSONRPCMessage) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.log("panic recovered in stdio message handler: %v", r)
+			var base struct {
+				ID any `json:"id,omitempty"`
+			}
+			if json.Unmarshal(msg, &base) == nil && base.ID != nil {
+				resp = mcpgo.NewJSONRPCError(mcpgo.NewRequestId(base.ID), mcpgo.INTERNAL_ERROR, fmt.Sprintf("internal panic: %v", r), nil)
+			} else {
+				resp = nil
+			}
+		}
+	}()
+	// The framer's buffer is reused for the next line, and nothing the
+	// protocol server keeps may alias it.
+	return s.mcp.HandleMessage(ctx, bytes.Clone(msg))
+}
+
+// write encodes a message and writes it with its newline in one Write.
+func (s *stdio) write(resp any) error {
+	s.buf.Reset()
+	fast := false
+	if r, ok := resp.(mcpgo.JSONRPCResponse); ok && s.ours != nil {
+		if tr, ok := r.Result.(*mcpgo.CallToolResult); ok && s.ours(tr) {
+			var b []byte
+			if b, fast = appendToolResult(s.buf.AvailableBuffer(), r, tr); fast {
+				s.buf.Write(b)
+			}
+		}
+	}
+	if !fast {
+		if err := s.enc.Encode(resp); err != nil {
+			return fmt.Errorf("encode response: %w", err)
+		}
+	}
+	_, err := s.out.Write(s.buf.Bytes())
+	if s.buf.Cap() > 1<<20 {
+		s.buf = bytes.Buffer{} // do not keep one huge reply's buffer
+		s.enc = json.NewEncoder(&s.buf)
+	}
+	return err
+}
+
+// notifications writes what the protocol server sends on its own (none of
+// this server's tools sends any today; mcp-go may, e.g. a list change).
+func (s *stdio) notifications(ctx context.Context) {
+	for {
+		select {
+		case n := <-s.sess.notify:
+			b, err := json.Marshal(n)
+			if err != nil {
+				s.log("encode notification: %v", err)
+				continue
+			}
+			if _, err := s.out.Write(append(b, '\n')); err != nil {
+				s.log("write notification: %v", err)
+			}
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// appendToolResult appends the JSON-RPC response of a tool result this
+// server made itself ([Server.wrap]: one text content and the same bytes
+// as structured content, which json.Marshal produced compact and
+// HTML-escaped), byte for byte what json.Marshal of resp would write, and
+// reports whether it could. encoding/json would build a map for the
+// result (mcp-go's CallToolResult.MarshalJSON), then rescan the result
+// and the structured content twice to compact them: a fifth of the
+// server's own time per search call besides the search.
+func appendToolResult(dst []byte, resp mcpgo.JSONRPCResponse, r *mcpgo.CallToolResult) ([]byte, bool) {
+	raw, ok := r.StructuredContent.(json.RawMessage)
+	if !ok || r.IsError || r.Meta != nil || r.ResultType != "" || len(r.InputRequests) > 0 ||
+		r.RequestState != "" || len(r.RawStructuredContent) > 0 || len(r.Content) != 1 || resp.JSONRPC != mcpgo.JSONRPC_VERSION {
+		return dst, false
+	}
+	tc, ok := r.Content[0].(mcpgo.TextContent)
+	if !ok || tc.Annotations != nil || tc.Meta != nil || tc.Type != "text" {
+		return dst, false
+	}
+	id, err := json.Marshal(resp.ID)
+	if err != nil {
+		return dst, false
+	}
+	text, err := json.Marshal(tc.Text)
+	if err != nil {
+		return dst, false
+	}
+	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
+	dst = append(dst, id...)
+	dst = append(dst, `,"result":{"content":[{"type":"text","text":`...)
+	dst = append(dst, text...)
+	dst = append(dst, `}],"structuredContent":`...)
+	dst = append(dst, raw...)
+	dst = append(dst, "}}\n"...)
+	return dst, true
+}
