@@ -1,7 +1,13 @@
 package mcp
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -59,5 +65,94 @@ func TestAppendToolResultDeclinesOtherShapes(t *testing.T) {
 		if _, ok := appendToolResult(nil, resp, res); ok {
 			t.Errorf("%s: encoded by hand", name)
 		}
+	}
+}
+
+// serveLines runs a real server (no vault: only what needs none) over the
+// given input and returns its output lines.
+func serveLines(t *testing.T, in io.Reader) []map[string]any {
+	t.Helper()
+	srv := New(Options{VaultPath: filepath.Join(t.TempDir(), "none.vault"), Version: "test"})
+	var out bytes.Buffer
+	if err := srv.Serve(context.Background(), in, &out); err != nil {
+		t.Fatal(err)
+	}
+	var replies []map[string]any
+	for _, line := range strings.SplitAfter(out.String(), "\n") {
+		if line == "" {
+			continue
+		}
+		if !strings.HasSuffix(line, "\n") || strings.Count(line, "\n") != 1 {
+			t.Fatalf("reply %q is not one newline-terminated line", line)
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("reply %q: %v", line, err)
+		}
+		replies = append(replies, m)
+	}
+	return replies
+}
+
+// The one-goroutine transport answers every request in order, one line
+// each: a line that is not JSON with a parse error, an over-long one with
+// an invalid-request error, notifications and blank lines with nothing,
+// and it goes on serving after each.
+func TestStdioAnswersInOrder(t *testing.T) {
+	in := strings.Join([]string{
+		`not json`,
+		`{"jsonrpc":"2.0","id":1,"method":"ping"}`,
+		``,
+		`   `,
+		`{"jsonrpc":"2.0","id":"two","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		strings.Repeat("x", MaxMessageBytes+1),
+		`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":4,"method":"no/such/method"}`,
+	}, "\n") // the last line has no newline: still a message
+	replies := serveLines(t, strings.NewReader(in))
+	if len(replies) != 6 {
+		t.Fatalf("%d replies, want 6: %v", len(replies), replies)
+	}
+	code := func(m map[string]any) any {
+		e, _ := m["error"].(map[string]any)
+		return e["code"]
+	}
+	if replies[0]["id"] != nil || code(replies[0]) != float64(-32700) {
+		t.Errorf("reply to a line that is not JSON: %v", replies[0])
+	}
+	if replies[1]["id"] != float64(1) || replies[1]["result"] == nil {
+		t.Errorf("reply to ping: %v", replies[1])
+	}
+	if replies[2]["id"] != "two" || replies[2]["result"] == nil {
+		t.Errorf("reply to initialize: %v", replies[2])
+	}
+	if replies[3]["id"] != nil || code(replies[3]) != float64(errInvalidRequest) {
+		t.Errorf("reply to an over-long line: %v", replies[3])
+	}
+	if replies[4]["id"] != float64(3) || !strings.Contains(fmt.Sprint(replies[4]["result"]), "memory_search") {
+		t.Errorf("reply to tools/list: %v", replies[4])
+	}
+	if replies[5]["id"] != float64(4) || code(replies[5]) == nil {
+		t.Errorf("reply to an unknown method: %v", replies[5])
+	}
+}
+
+// Cancelling the server's context ends Serve even while the read blocks
+// (the client is silent); the test hangs, and fails, if it does not.
+func TestStdioStopsOnCancelWhileReading(t *testing.T) {
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	srv := New(Options{VaultPath: filepath.Join(t.TempDir(), "none.vault"), Version: "test"})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, pr, io.Discard) }()
+	// The pipe returns once the server has read the ping: it is serving.
+	if _, err := io.WriteString(pw, `{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("Serve after cancel: %v", err)
 	}
 }
