@@ -42,16 +42,16 @@ func (s *stdioSession) GetLogLevel() mcpgo.LoggingLevel {
 	return mcpgo.LoggingLevelError
 }
 
-// stdio serves newline-delimited JSON-RPC on one goroutine: it reads a
-// message, hands it to the protocol server and writes the response before
-// it reads the next one. mcp-go's stdio transport passes every message
-// through three goroutine hand-offs (a reader goroutine per line, a
-// worker queue for tool calls, a goroutine per other request) and this
-// package's size limit added a pipe in front: about a tenth of a search
-// call's time at 100,000 memories went to waking goroutines. Nothing is
-// lost by serving in order: every tool takes the vault from one keeper,
-// one call at a time, and none asks the client anything back (sampling,
-// elicitation, roots) while it runs.
+// stdio serves newline-delimited JSON-RPC with no goroutine hand-off on
+// a request's way: the goroutine that reads a request starts the reader of
+// the next message and then handles its request and writes the response
+// itself. mcp-go's stdio transport passed every message through two
+// hand-offs (a reader goroutine per line, then a worker queue for tool
+// calls or a goroutine per other request), and this package's size limit
+// added a pipe and a goroutine in front. Requests still run side by side
+// (an agent's parallel tool calls, a ping during a long import);
+// notifications are handled in order before the next message is read, as
+// mcp-go does.
 type stdio struct {
 	mcp  *server.MCPServer
 	out  *lockedWriter
@@ -60,13 +60,15 @@ type stdio struct {
 	// ours reports whether a tool result is one [Server.wrap] made and
 	// [appendToolResult] may encode (nil: none is).
 	ours func(*mcpgo.CallToolResult) bool
-	buf  bytes.Buffer // the response being encoded, reused
-	enc  *json.Encoder
+	bufs sync.Pool // *bytes.Buffer for encoding responses
+
+	mu      sync.RWMutex // held for reading by every request in flight
+	stopped bool         // set under mu when serve returns: handle nothing more
 }
 
-// serve reads in until it ends or ctx is cancelled. A message in flight
-// when ctx is cancelled is answered before serve returns; a read blocked
-// on in is abandoned (as mcp-go's transport abandons it).
+// serve reads in until it ends or ctx is cancelled. Requests in flight are
+// answered before serve returns; a read blocked on in is abandoned (as
+// mcp-go's transport abandons it).
 func (s *stdio) serve(ctx context.Context, in io.Reader) error {
 	s.sess.notify = make(chan mcpgo.JSONRPCNotification, 100)
 	if err := s.mcp.RegisterSession(ctx, &s.sess); err != nil {
@@ -75,45 +77,73 @@ func (s *stdio) serve(ctx context.Context, in io.Reader) error {
 	defer s.mcp.UnregisterSession(ctx, s.sess.SessionID())
 	ctx, cancel := context.WithCancel(s.mcp.WithContext(ctx, &s.sess))
 	defer cancel()
-	s.enc = json.NewEncoder(&s.buf)
 	go s.notifications(ctx)
 
-	var busy sync.Mutex // held while a message is handled
-	done := make(chan error, 1)
-	go func() {
-		f := newLineFramer(in, MaxMessageBytes)
-		for {
-			msg, tooLong, err := f.next()
-			if err != nil {
-				done <- err
-				return
-			}
-			busy.Lock()
-			if ctx.Err() != nil {
-				busy.Unlock()
-				done <- nil
-				return
-			}
-			err = s.message(ctx, msg, tooLong)
-			busy.Unlock()
-			if err != nil {
-				done <- err
-				return
-			}
-		}
-	}()
+	done := make(chan error, 1) // from the reader that stops
+	f := newLineFramer(in, MaxMessageBytes)
+	go s.read(ctx, f, done)
 	var err error
 	select {
 	case err = <-done:
 	case <-ctx.Done():
-		busy.Lock() // let the message in flight finish
-		defer busy.Unlock()
 		err = ctx.Err()
 	}
+	s.mu.Lock() // wait for the requests in flight
+	s.stopped = true
+	s.mu.Unlock()
 	if err == io.EOF {
 		return nil
 	}
 	return err
+}
+
+// read is the one reader of f at any time: it handles notifications (and
+// messages answered without the protocol server) itself and reads on;
+// at a request it starts the next reader, handles the request and ends.
+// The reader that stops sends why on done.
+func (s *stdio) read(ctx context.Context, f *lineFramer, done chan<- error) {
+	for {
+		msg, tooLong, err := f.next()
+		if err != nil {
+			done <- err
+			return
+		}
+		if ctx.Err() != nil {
+			return // serve has returned or is returning
+		}
+		if tooLong > 0 || !isRequest(msg) {
+			if err := s.message(ctx, msg, tooLong); err != nil {
+				done <- err
+				return
+			}
+			continue
+		}
+		s.request(ctx, bytes.Clone(msg), func() { go s.read(ctx, f, done) }) // f reuses its buffer
+		return
+	}
+}
+
+// request starts the next reader (next) and serves msg, unless serve has
+// returned.
+func (s *stdio) request(ctx context.Context, msg []byte, next func()) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.stopped {
+		return
+	}
+	next()
+	if err := s.message(ctx, msg, 0); err != nil {
+		s.log("write response: %v", err)
+	}
+}
+
+// isRequest reports whether msg is JSON with a non-null id (a request, or a
+// client's response to the server, which mcp-go serves the same way).
+func isRequest(msg []byte) bool {
+	var base struct {
+		ID json.RawMessage `json:"id"`
+	}
+	return json.Unmarshal(msg, &base) == nil && len(base.ID) > 0 && string(base.ID) != "null"
 }
 
 // message handles one message (or one over the size limit) and writes its
@@ -155,33 +185,34 @@ func (s *stdio) handle(ctx context.Context, msg []byte) (resp mcpgo.JSONRPCMessa
 			}
 		}
 	}()
-	// The framer's buffer is reused for the next line, and nothing the
-	// protocol server keeps may alias it.
-	return s.mcp.HandleMessage(ctx, bytes.Clone(msg))
+	return s.mcp.HandleMessage(ctx, msg)
 }
 
 // write encodes a message and writes it with its newline in one Write.
 func (s *stdio) write(resp any) error {
-	s.buf.Reset()
-	fast := false
+	buf, _ := s.bufs.Get().(*bytes.Buffer)
+	if buf == nil {
+		buf = new(bytes.Buffer)
+	}
+	defer func() {
+		if buf.Cap() <= 1<<20 { // do not keep one huge reply's buffer
+			buf.Reset()
+			s.bufs.Put(buf)
+		}
+	}()
 	if r, ok := resp.(mcpgo.JSONRPCResponse); ok && s.ours != nil {
 		if tr, ok := r.Result.(*mcpgo.CallToolResult); ok && s.ours(tr) {
-			var b []byte
-			if b, fast = appendToolResult(s.buf.AvailableBuffer(), r, tr); fast {
-				s.buf.Write(b)
+			if b, ok := appendToolResult(buf.AvailableBuffer(), r, tr); ok {
+				buf.Write(b)
+				_, err := s.out.Write(buf.Bytes())
+				return err
 			}
 		}
 	}
-	if !fast {
-		if err := s.enc.Encode(resp); err != nil {
-			return fmt.Errorf("encode response: %w", err)
-		}
+	if err := json.NewEncoder(buf).Encode(resp); err != nil {
+		return fmt.Errorf("encode response: %w", err)
 	}
-	_, err := s.out.Write(s.buf.Bytes())
-	if s.buf.Cap() > 1<<20 {
-		s.buf = bytes.Buffer{} // do not keep one huge reply's buffer
-		s.enc = json.NewEncoder(&s.buf)
-	}
+	_, err := s.out.Write(buf.Bytes())
 	return err
 }
 

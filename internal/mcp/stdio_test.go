@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -8,7 +9,9 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
@@ -94,11 +97,12 @@ func serveLines(t *testing.T, in io.Reader) []map[string]any {
 	return replies
 }
 
-// The one-goroutine transport answers every request in order, one line
-// each: a line that is not JSON with a parse error, an over-long one with
-// an invalid-request error, notifications and blank lines with nothing,
-// and it goes on serving after each.
-func TestStdioAnswersInOrder(t *testing.T) {
+// The transport answers every request once, one line each: a line that is
+// not JSON with a parse error, an over-long one with an invalid-request
+// error, notifications and blank lines with nothing, and it goes on
+// serving after each. Requests run side by side, so replies are matched
+// by id.
+func TestStdioAnswersEveryRequest(t *testing.T) {
 	in := strings.Join([]string{
 		`not json`,
 		`{"jsonrpc":"2.0","id":1,"method":"ping"}`,
@@ -114,27 +118,35 @@ func TestStdioAnswersInOrder(t *testing.T) {
 	if len(replies) != 6 {
 		t.Fatalf("%d replies, want 6: %v", len(replies), replies)
 	}
-	code := func(m map[string]any) any {
-		e, _ := m["error"].(map[string]any)
-		return e["code"]
+	byID := map[string]map[string]any{}
+	var nullCodes []any
+	for _, r := range replies {
+		e, _ := r["error"].(map[string]any)
+		if r["id"] == nil {
+			nullCodes = append(nullCodes, e["code"])
+			continue
+		}
+		k := fmt.Sprint(r["id"])
+		if byID[k] != nil {
+			t.Fatalf("two replies to id %s: %v", k, replies)
+		}
+		byID[k] = r
 	}
-	if replies[0]["id"] != nil || code(replies[0]) != float64(-32700) {
-		t.Errorf("reply to a line that is not JSON: %v", replies[0])
+	if fmt.Sprint(nullCodes) != fmt.Sprint([]any{float64(-32700), float64(errInvalidRequest)}) &&
+		fmt.Sprint(nullCodes) != fmt.Sprint([]any{float64(errInvalidRequest), float64(-32700)}) {
+		t.Errorf("replies without an id have codes %v, want a parse error and an invalid request", nullCodes)
 	}
-	if replies[1]["id"] != float64(1) || replies[1]["result"] == nil {
-		t.Errorf("reply to ping: %v", replies[1])
+	if r := byID["1"]; r == nil || r["result"] == nil {
+		t.Errorf("reply to ping: %v", r)
 	}
-	if replies[2]["id"] != "two" || replies[2]["result"] == nil {
-		t.Errorf("reply to initialize: %v", replies[2])
+	if r := byID["two"]; r == nil || r["result"] == nil {
+		t.Errorf("reply to initialize: %v", r)
 	}
-	if replies[3]["id"] != nil || code(replies[3]) != float64(errInvalidRequest) {
-		t.Errorf("reply to an over-long line: %v", replies[3])
+	if r := byID["3"]; r == nil || !strings.Contains(fmt.Sprint(r["result"]), "memory_search") {
+		t.Errorf("reply to tools/list: %v", r)
 	}
-	if replies[4]["id"] != float64(3) || !strings.Contains(fmt.Sprint(replies[4]["result"]), "memory_search") {
-		t.Errorf("reply to tools/list: %v", replies[4])
-	}
-	if replies[5]["id"] != float64(4) || code(replies[5]) == nil {
-		t.Errorf("reply to an unknown method: %v", replies[5])
+	if r := byID["4"]; r == nil || r["error"] == nil {
+		t.Errorf("reply to an unknown method: %v", r)
 	}
 }
 
@@ -154,5 +166,52 @@ func TestStdioStopsOnCancelWhileReading(t *testing.T) {
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatalf("Serve after cancel: %v", err)
+	}
+}
+
+// Requests run side by side: a ping is answered while a tool call is still
+// running (an agent's parallel calls, a status during a long import). The
+// tool is released after half a minute anyway, so a transport that serves
+// one request at a time fails the test (the tool's reply comes first)
+// instead of hanging it.
+func TestStdioServesRequestsSideBySide(t *testing.T) {
+	srv := New(Options{VaultPath: filepath.Join(t.TempDir(), "none.vault"), Version: "test"})
+	release := make(chan struct{})
+	var once sync.Once
+	stop := func() { once.Do(func() { close(release) }) }
+	defer time.AfterFunc(30*time.Second, stop).Stop()
+	srv.MCPServer().AddTool(mcpgo.NewTool("test_block"), func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+		<-release
+		return mcpgo.NewToolResultText("released"), nil
+	})
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(context.Background(), inR, outW); outW.Close() }()
+	go func() {
+		io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"test_block","arguments":{}}}`+"\n")
+		io.WriteString(inW, `{"jsonrpc":"2.0","id":2,"method":"ping"}`+"\n")
+	}()
+	lines := bufio.NewScanner(outR)
+	next := func() map[string]any {
+		if !lines.Scan() {
+			t.Fatalf("no reply: %v", lines.Err())
+		}
+		var m map[string]any
+		if err := json.Unmarshal(lines.Bytes(), &m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	if r := next(); r["id"] != float64(2) {
+		t.Fatalf("first reply %v, want the ping's while the tool call runs", r)
+	}
+	stop()
+	if r := next(); r["id"] != float64(1) || !strings.Contains(fmt.Sprint(r["result"]), "released") {
+		t.Fatalf("second reply %v, want the tool call's", r)
+	}
+	inW.Close()
+	if err := <-served; err != nil {
+		t.Fatal(err)
 	}
 }
