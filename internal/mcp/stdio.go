@@ -8,6 +8,7 @@ import (
 	"io"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -43,15 +44,13 @@ func (s *stdioSession) GetLogLevel() mcpgo.LoggingLevel {
 }
 
 // stdio serves newline-delimited JSON-RPC with no goroutine hand-off on
-// a request's way: the goroutine that reads a request starts the reader of
-// the next message and then handles its request and writes the response
-// itself. mcp-go's stdio transport passed every message through two
-// hand-offs (a reader goroutine per line, then a worker queue for tool
-// calls or a goroutine per other request), and this package's size limit
-// added a pipe and a goroutine in front. Requests still run side by side
-// (an agent's parallel tool calls, a ping during a long import);
-// notifications are handled in order before the next message is read, as
-// mcp-go does.
+// a request's way: the goroutine that reads a message handles it and
+// writes the response itself, and reads the next one. mcp-go's stdio
+// transport passed every message through two hand-offs (a reader
+// goroutine per line, then a worker queue for tool calls or a goroutine
+// per other request), and this package's size limit added a pipe and a
+// goroutine in front. A request that runs longer than [handOver] hands
+// the reading to a new goroutine, so long calls do not hold up the next.
 type stdio struct {
 	mcp  *server.MCPServer
 	out  *lockedWriter
@@ -97,10 +96,10 @@ func (s *stdio) serve(ctx context.Context, in io.Reader) error {
 	return err
 }
 
-// read is the one reader of f at any time: it handles notifications (and
-// messages answered without the protocol server) itself and reads on;
-// at a request it starts the next reader, handles the request and ends.
-// The reader that stops sends why on done.
+// read is the one reader of f at any time. It serves each message itself
+// and reads on, except that a request still running after [handOver]
+// hands the reading to a new reader (and this goroutine ends with that
+// request). The reader that stops sends why on done.
 func (s *stdio) read(ctx context.Context, f *lineFramer, done chan<- error) {
 	for {
 		msg, tooLong, err := f.next()
@@ -118,23 +117,43 @@ func (s *stdio) read(ctx context.Context, f *lineFramer, done chan<- error) {
 			}
 			continue
 		}
-		s.request(ctx, bytes.Clone(msg), func() { go s.read(ctx, f, done) }) // f reuses its buffer
-		return
+		if !s.request(ctx, msg, func() { go s.read(ctx, f, done) }) {
+			return // a new reader took over
+		}
 	}
 }
 
-// request starts the next reader (next) and serves msg, unless serve has
-// returned.
-func (s *stdio) request(ctx context.Context, msg []byte, next func()) {
+// handOver is how long a request runs before the next message is read
+// beside it: an agent's parallel tool calls, a ping or a search during a
+// long memory_store_many still run side by side, while a short call (a
+// search takes a few milliseconds) is served without starting another
+// goroutine, which cost about a tenth of a search call in CPU and time
+// when every request started the next reader.
+const handOver = 10 * time.Millisecond
+
+// request serves msg unless serve has returned. If it is still running
+// after handOver, next starts a new reader, and request reports false: the
+// caller must not read again.
+func (s *stdio) request(ctx context.Context, msg []byte, next func()) (readOn bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if s.stopped {
-		return
+		return false
 	}
-	next()
+	// msg is the framer's buffer, which the reader that takes over may
+	// overwrite while this request runs.
+	msg = bytes.Clone(msg)
+	t := time.AfterFunc(handOver, func() {
+		s.mu.RLock() // the new reader may not start after serve returned
+		defer s.mu.RUnlock()
+		if !s.stopped {
+			next()
+		}
+	})
 	if err := s.message(ctx, msg, 0); err != nil {
 		s.log("write response: %v", err)
 	}
+	return t.Stop()
 }
 
 // isRequest reports whether msg is JSON with a non-null id (a request, or a
