@@ -1,0 +1,174 @@
+package vault
+
+import (
+	"math"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"sync"
+	"sync/atomic"
+)
+
+// The long-lived server's memory policy (issue #29: its resident set at
+// 100,000 memories ≤ 120 MB, at 1,000,000 ≤ 700 MB).
+//
+// A server's live heap is almost all the vault's indexes, built once by
+// the open and then only grown by writes, and a search leaves little
+// garbage (about 0.2 MB at 100,000 memories). Go's default lets the heap
+// reach twice the live heap between collections; the GOGC of 25 this
+// server ran at still let it grow by a quarter, 25 MB at 100,000 memories
+// and over 150 MB at 1,000,000, all of it resident. So the policy is:
+//
+//   - After an open, and after each compaction the server's vault commits,
+//     [SettleServerMemory] collects twice (the second empties the pools
+//     the open's frames were decrypted into, kept one cycle by sync.Pool),
+//     hands every free page back to the OS, and sets GOGC so the heap may
+//     grow by [serverHeadroom] of the live heap just measured: a fixed
+//     floor (so a small vault does not collect at every search) or a
+//     thirty-second of the live heap, whichever is more. At 100,000
+//     memories that is 4 MiB, room for about twenty searches' garbage.
+//   - A soft memory limit (debug.SetMemoryLimit) a little above that goal,
+//     so freed pages go back to the OS promptly instead of staying as a
+//     high-water mark. It is moved after every collection to follow the
+//     live heap that collection found (writes and searches' caches grow
+//     it), and after writes ([FollowServerHeap]).
+//
+// GOGC or GOMEMLIMIT in the environment means the user chose the policy:
+// then neither setting is touched (the free pages are still handed back
+// after an open, which changes no setting).
+
+// serverHeadroomFloor and serverHeadroomShift make the growth GOGC allows
+// the server's heap: max(floor, live >> shift).
+const (
+	serverHeadroomFloor = 4 << 20
+	serverHeadroomShift = 5
+)
+
+// serverLimitSlack is room above the heap goal, inside the soft limit, for
+// goroutine stacks, buffers and concurrent calls' scratch.
+const serverLimitSlack = 4 << 20
+
+// serverMemory is set once the process has taken the server's policy
+// ([TuneServerMemory]): compactions then settle memory after they commit.
+var serverMemory atomic.Bool
+
+// serverHeadroom is how far GOGC lets a live heap of live bytes grow.
+func serverHeadroom(live uint64) uint64 {
+	return max(serverHeadroomFloor, live>>serverHeadroomShift)
+}
+
+// serverGCPercent is the GOGC that gives a live heap of live bytes
+// serverHeadroom of growth, at least 1.
+func serverGCPercent(live uint64) int {
+	if live == 0 {
+		return 100
+	}
+	p := serverHeadroom(live) * 100 / live
+	return int(min(max(p, 1), 100))
+}
+
+// userMemoryPolicy reports whether GOGC or GOMEMLIMIT is set in the
+// environment, in which case the server leaves both settings alone.
+func userMemoryPolicy() bool {
+	return os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != ""
+}
+
+// TuneServerMemory makes this process follow the server's memory policy:
+// called once by a long-lived server before it opens a vault.
+func TuneServerMemory() {
+	serverMemory.Store(true)
+	if !userMemoryPolicy() {
+		// Until the first settle measures a live heap, the server's old
+		// default: a fresh process holds next to nothing.
+		debug.SetGCPercent(25)
+	}
+}
+
+// SettleServerMemory hands the memory an open (or a compaction) used and
+// no longer needs back to the OS, then sets GOGC and the soft memory limit
+// from the live heap it finds (see the policy above).
+func SettleServerMemory() {
+	runtime.GC()         // the pools' current contents move to their victim caches
+	debug.FreeOSMemory() // which this collection drops; then every free page goes back
+	if userMemoryPolicy() {
+		return
+	}
+	m := heapMetrics()
+	serverOverhead.Store(m.held - min(m.live, m.held))
+	debug.SetGCPercent(serverGCPercent(m.live))
+	setServerLimit()
+	followCollections.Do(armCollectionHook)
+}
+
+// followCollections arms the hook that moves the soft limit after every
+// collection. A search can grow the live heap too (the literal index keeps
+// its scratch, about 8 MB at 100,000 memories, after the first searches):
+// a limit left where the open's live heap put it then sits below the new
+// live heap, and the runtime collects at nearly every allocation (480
+// collections in 600 searches, measured, against 15).
+var followCollections sync.Once
+
+// collectionHook is an object whose finalizer runs after the collection
+// that finds it unreachable, and arms the next one.
+type collectionHook struct{ _ *byte }
+
+func armCollectionHook() {
+	runtime.SetFinalizer(&collectionHook{}, func(*collectionHook) {
+		if !userMemoryPolicy() && serverOverhead.Load() != 0 {
+			setServerLimit()
+		}
+		armCollectionHook()
+	})
+}
+
+// serverOverhead is what the runtime held beyond the live heap at the last
+// settle, when it held the least it can: metadata, stacks, the partly used
+// spans of the live heap.
+var serverOverhead atomic.Uint64
+
+// FollowServerHeap moves the soft memory limit after a write, a sweep or a
+// retag pass may have grown the live heap. It does not collect, and does
+// nothing before the first settle.
+func FollowServerHeap() {
+	if userMemoryPolicy() || serverOverhead.Load() == 0 {
+		return
+	}
+	setServerLimit()
+}
+
+// setServerLimit sets the soft limit at the live heap the last collection
+// found, plus the headroom GOGC allows, the overhead measured at the last
+// settle and serverLimitSlack. It follows the live heap, not what the
+// runtime holds now, so garbage between collections does not raise it.
+func setServerLimit() {
+	limit := serverLimit(heapMetrics().live, serverOverhead.Load())
+	debug.SetMemoryLimit(int64(min(limit, math.MaxInt64)))
+}
+
+// serverLimit is the soft memory limit for a live heap of live bytes and
+// a runtime overhead beyond it of overhead bytes.
+func serverLimit(live, overhead uint64) uint64 {
+	return live + serverHeadroom(live) + overhead + serverLimitSlack
+}
+
+type heapSample struct {
+	live uint64 // the heap the last collection found live
+	held uint64 // what the runtime holds from the OS, less what it released
+}
+
+func heapMetrics() heapSample {
+	s := []metrics.Sample{
+		{Name: "/gc/heap/live:bytes"},
+		{Name: "/memory/classes/total:bytes"},
+		{Name: "/memory/classes/heap/released:bytes"},
+	}
+	metrics.Read(s)
+	var v [3]uint64
+	for i := range s {
+		if s[i].Value.Kind() == metrics.KindUint64 {
+			v[i] = s[i].Value.Uint64()
+		}
+	}
+	return heapSample{live: v[0], held: v[1] - min(v[2], v[1])}
+}
