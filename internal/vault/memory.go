@@ -14,25 +14,35 @@ import (
 // 100,000 memories ≤ 120 MB, at 1,000,000 ≤ 700 MB).
 //
 // A server's live heap is almost all the vault's indexes, built once by
-// the open and then only grown by writes, and a search leaves little
-// garbage (about 0.2 MB at 100,000 memories). Go's default lets the heap
-// reach twice the live heap between collections; the GOGC of 25 this
-// server ran at still let it grow by a quarter, 25 MB at 100,000 memories
-// and over 150 MB at 1,000,000, all of it resident. So the policy is:
+// the open and then grown by writes and by the scratch searches keep (the
+// literal index's: 8 MB at 100,000 memories, 62 MB at 766,811). A search
+// through MCP leaves about 0.2 MB of garbage at 100,000 memories, and
+// holds tens of MB at once at 766,811 (the live heap a collection finds
+// moves by 30 MB there from one search to the next). Go's default lets
+// the heap reach twice the live heap between collections; the GOGC of 25
+// this server ran at let it grow by a quarter, 25 MB at 100,000 memories
+// and 170 MB at 766,811, all of it resident. So the policy is:
 //
 //   - After an open, and after each compaction the server's vault commits,
 //     [SettleServerMemory] collects twice (the second empties the pools
-//     the open's frames were decrypted into, kept one cycle by sync.Pool),
-//     hands every free page back to the OS, and sets GOGC so the heap may
-//     grow by [serverHeadroom] of the live heap just measured: a fixed
-//     floor (so a small vault does not collect at every search) or a
-//     thirty-second of the live heap, whichever is more. At 100,000
-//     memories that is 4 MiB, room for about twenty searches' garbage.
-//   - A soft memory limit (debug.SetMemoryLimit) a little above that goal,
+//     the open's frames were decrypted into, kept one cycle by sync.Pool:
+//     3 MB at 100,000 memories), hands every free page back to the OS, and
+//     sets GOGC so the heap may grow by [serverHeadroom] of the live heap
+//     just measured: a fixed 8 MiB floor (so a small vault does not
+//     collect at every search) or a sixteenth of the live heap, whichever
+//     is more. At 100,000 memories that is 8 MiB, about forty searches'
+//     garbage; at 766,811, 48 MiB, more than one search holds at once.
+//     Less was measured and rejected: 4 MiB or a thirty-second doubled
+//     the collections at 100,000 memories (0.5-0.8 ms of collector CPU per
+//     search against 0.15-0.2) and, at 766,811, with a soft limit one
+//     headroom up, collected 111 times in 600 searches (11.5 s of CPU;
+//     the bench's MCP p95 17 -> 29 ms) where this policy collects 5 times.
+//   - A soft memory limit (debug.SetMemoryLimit) two headrooms above the
+//     live heap, plus the runtime's own overhead measured at the settle,
 //     so freed pages go back to the OS promptly instead of staying as a
-//     high-water mark. It is moved after every collection to follow the
-//     live heap that collection found (writes and searches' caches grow
-//     it), and after writes ([FollowServerHeap]).
+//     high-water mark. After every collection (and after writes,
+//     [FollowServerHeap]) it is raised to follow a live heap that grew,
+//     never lowered until the next settle.
 //
 // GOGC or GOMEMLIMIT in the environment means the user chose the policy:
 // then neither setting is touched (the free pages are still handed back
@@ -41,8 +51,8 @@ import (
 // serverHeadroomFloor and serverHeadroomShift make the growth GOGC allows
 // the server's heap: max(floor, live >> shift).
 const (
-	serverHeadroomFloor = 4 << 20
-	serverHeadroomShift = 5
+	serverHeadroomFloor = 8 << 20
+	serverHeadroomShift = 4
 )
 
 // serverLimitSlack is room above the heap goal, inside the soft limit, for
@@ -97,7 +107,7 @@ func SettleServerMemory() {
 	m := heapMetrics()
 	serverOverhead.Store(m.held - min(m.live, m.held))
 	debug.SetGCPercent(serverGCPercent(m.live))
-	setServerLimit()
+	debug.SetMemoryLimit(int64(min(serverLimit(m.live, serverOverhead.Load()), math.MaxInt64)))
 	followCollections.Do(armCollectionHook)
 }
 
@@ -137,19 +147,26 @@ func FollowServerHeap() {
 	setServerLimit()
 }
 
-// setServerLimit sets the soft limit at the live heap the last collection
-// found, plus the headroom GOGC allows, the overhead measured at the last
-// settle and serverLimitSlack. It follows the live heap, not what the
-// runtime holds now, so garbage between collections does not raise it.
+// setServerLimit raises the soft limit to the live heap the last
+// collection found, plus the headroom GOGC allows, the overhead measured
+// at the last settle and serverLimitSlack. It follows the live heap, not
+// what the runtime holds now, so garbage between collections does not
+// raise it; and it only raises it until the next settle, because the live
+// heap a collection finds moves by a few MB from one search to the next
+// (the scratch a search keeps or drops): a limit moved down with it
+// bound below the next search's goal, and the runtime collected every
+// 15 ms (66 collections in 930 searches, against 26).
 func setServerLimit() {
 	limit := serverLimit(heapMetrics().live, serverOverhead.Load())
-	debug.SetMemoryLimit(int64(min(limit, math.MaxInt64)))
+	if prev := debug.SetMemoryLimit(-1); uint64(prev) < limit {
+		debug.SetMemoryLimit(int64(min(limit, math.MaxInt64)))
+	}
 }
 
 // serverLimit is the soft memory limit for a live heap of live bytes and
 // a runtime overhead beyond it of overhead bytes.
 func serverLimit(live, overhead uint64) uint64 {
-	return live + serverHeadroom(live) + overhead + serverLimitSlack
+	return live + 2*serverHeadroom(live) + overhead + serverLimitSlack
 }
 
 type heapSample struct {
