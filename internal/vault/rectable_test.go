@@ -900,3 +900,33 @@ func TestCompactionLeavesRowsRows(t *testing.T) {
 		t.Errorf("after the compaction:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestRetagLeavesRowsRows: a retag pass (the server runs one every few
+// hours) walks the rows instead of building every record.
+func TestRetagLeavesRowsRows(t *testing.T) {
+	h := newHarness(t, bowEncoder{})
+	v := h.open("user")
+	varied(t, h, v)
+	if err := v.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	v.Close()
+
+	r := h.open("user")
+	defer r.Close()
+	set := &r.st.records
+	if !r.st.tableUsed || set.t == nil {
+		t.Fatalf("the record table was not used: %v / %v", r.st.tableErr, r.st.tableRetry)
+	}
+	left := set.left
+	rep, err := r.Retag(RetagOptions{DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Memories < left/2 {
+		t.Errorf("the pass looked at %d memories of %d rows", rep.Memories, left)
+	}
+	if set.t == nil || set.left != left {
+		t.Errorf("the retag pass built %d records", left-set.left)
+	}
+}
