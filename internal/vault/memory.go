@@ -36,7 +36,9 @@ import (
 //     the collections at 100,000 memories (0.5-0.8 ms of collector CPU per
 //     search against 0.15-0.2) and, at 766,811, with a soft limit one
 //     headroom up, collected 111 times in 600 searches (11.5 s of CPU;
-//     the bench's MCP p95 17 -> 29 ms) where this policy collects 5 times.
+//     the bench's MCP p95 17 -> 29 ms) where this policy collects 3-5
+//     times; a thirty-second with this limit still collected 26-27 times
+//     there (client p95 44-94 ms against 17-19).
 //   - A soft memory limit (debug.SetMemoryLimit) two headrooms above the
 //     live heap, plus the runtime's own overhead measured at the settle,
 //     so freed pages go back to the OS promptly instead of staying as a
