@@ -45,19 +45,28 @@ func (v *Vault) compactSoon() error {
 		if compactionPaused != nil {
 			compactionPaused()
 		}
-		v.mu.Lock()
-		defer v.mu.Unlock()
-		_, err := v.file.CommitBuild(b)
-		if serr := v.st.settle(); err == nil {
-			err = serr
+		v.commitBuild(b)
+		if serverMemory.Load() {
+			// The build's copies of the file are garbage now.
+			SettleServerMemory()
 		}
-		if err == nil {
-			err = v.checkRollback(true)
-		}
-		v.buildErr = err
-		v.building = false
 	}()
 	return nil
+}
+
+// commitBuild commits the build b under v.mu and keeps its error.
+func (v *Vault) commitBuild(b *vaultfmt.Build) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	_, err := v.file.CommitBuild(b)
+	if serr := v.st.settle(); err == nil {
+		err = serr
+	}
+	if err == nil {
+		err = v.checkRollback(true)
+	}
+	v.buildErr = err
+	v.building = false
 }
 
 // waitBuild waits for a running compaction; the caller holds v.mu, which

@@ -286,6 +286,17 @@ type similarHit struct {
 // similar returns up to k live records in namespace nearest to vec (by
 // their best window), from the vector index.
 func (ix *index) similar(vec []float32, namespace string, k int) []similarHit {
+	return ix.similarWith(vec, namespace, k, ix.rec)
+}
+
+// similarPeek is similar for a reader that only looks at the hits (a
+// retag pass reading its neighbours' tags): a row not yet built is read
+// into a record of the caller's own, not kept (see peek).
+func (ix *index) similarPeek(vec []float32, namespace string, k int) []similarHit {
+	return ix.similarWith(vec, namespace, k, ix.peek)
+}
+
+func (ix *index) similarWith(vec []float32, namespace string, k int, rec func(uint32) *Record) []similarHit {
 	near, err := ix.engine.Nearest(vec, k, func(doc uint32) bool {
 		f, ok := ix.facet(doc)
 		return ok && f.Namespace == namespace
@@ -295,7 +306,7 @@ func (ix *index) similar(vec []float32, namespace string, k int) []similarHit {
 	}
 	hits := make([]similarHit, len(near))
 	for i, n := range near {
-		hits[i] = similarHit{ix.rec(n.Doc), n.Cos}
+		hits[i] = similarHit{rec(n.Doc), n.Cos}
 	}
 	return hits
 }

@@ -271,7 +271,7 @@ func newestUpdate(updated map[string]*Record, id string) *Record {
 // holds v.mu.
 func (v *Vault) replacedOpinions(keep func(*Record) bool) []*Record {
 	var out []*Record
-	for _, r := range v.st.records.all() {
+	for _, r := range v.st.records.replaced() { // not all: a search leaves the live rows rows
 		if r.Live() || r.Kind != KindOpinion || len(r.SplitInto) > 0 || !keep(r) {
 			continue
 		}

@@ -141,6 +141,31 @@ func (s *recordSet) all() map[string]*Record {
 	return s.m
 }
 
+// each calls fn with every record, building none it does not have: a
+// row not yet built is read into a record of its own, given to fn and
+// dropped (fn must not keep it), so a walk over every record (the
+// compaction's record table) costs one record at a time and leaves the
+// rows rows, where all would build and keep every one of them (50 MB at
+// 100,000 memories, for the rest of a server's life). It yields what all
+// yields: the built records (in map order), then the remaining rows in
+// table order, with the row's number (−1 for a built record). fn
+// returning false stops the walk.
+func (s *recordSet) each(fn func(r *Record, row int) bool) {
+	for _, r := range s.m {
+		if !fn(r, -1) {
+			return
+		}
+	}
+	if s.t == nil {
+		return
+	}
+	for i, out := range s.out {
+		if !out && !fn(s.t.record(i, s.engine), i) {
+			return
+		}
+	}
+}
+
 // replaced is every replaced (not live) record, building only those
 // rows: a search that asks about a past time reads the replaced records,
 // and building every row for it (all) left the whole vault as *Records

@@ -218,9 +218,12 @@ type auditRow struct {
 
 // tableRow is one record as written into a table.
 type tableRow struct {
-	id      vaultfmt.ID
-	seal    vaultfmt.Seal
+	id   vaultfmt.ID
+	seal vaultfmt.Seal
+	// r is the row's record; nil: row `row` of the table being replaced,
+	// read into a record of its own when it is encoded and dropped after.
 	r       *Record
+	row     int
 	doc     uint32
 	windows int
 }
@@ -228,6 +231,13 @@ type tableRow struct {
 // encodeTable writes rows and audit rows (sorted by id here) as a record
 // table.
 func encodeTable(epoch uint64, model [8]byte, dim int, rows []tableRow, auds []auditRow) []byte {
+	return encodeTableFrom(nil, epoch, model, dim, rows, auds)
+}
+
+// encodeTableFrom is encodeTable where a row without a record is read
+// from the record set from, one row at a time, in a single pass that
+// fills every column (so the rows never exist as records all at once).
+func encodeTableFrom(from *recordSet, epoch uint64, model [8]byte, dim int, rows []tableRow, auds []auditRow) []byte {
 	sort.Slice(rows, func(i, j int) bool { return bytes.Compare(rows[i].id[:], rows[j].id[:]) < 0 })
 	sort.Slice(auds, func(i, j int) bool { return bytes.Compare(auds[i].id[:], auds[j].id[:]) < 0 })
 	le := binary.LittleEndian
@@ -247,8 +257,30 @@ func encodeTable(epoch uint64, model [8]byte, dim int, rows []tableRow, auds []a
 	var textOff, restOff []byte
 	var text, rest []byte
 	textOff, restOff = le.AppendUint32(textOff, 0), le.AppendUint32(restOff, 0)
-	for _, row := range rows {
+	// The fixed columns, in the order they are written.
+	ids, seals := make([]byte, 0, n*len(vaultfmt.ID{})), make([]byte, 0, n*len(vaultfmt.Seal{}))
+	seqs, created, affirmed, imps := make([]byte, 0, 8*n), make([]byte, 0, 8*n), make([]byte, 0, 8*n), make([]byte, 0, 8*n)
+	docs, wins, flags := make([]byte, 0, 4*n), make([]byte, 0, 2*n), make([]byte, 0, n)
+	for i := range rows {
+		row := &rows[i]
 		r := row.r
+		if r == nil {
+			r = from.t.record(row.row, from.engine)
+		}
+		ids, seals = append(ids, row.id[:]...), append(seals, row.seal[:]...)
+		seqs = le.AppendUint64(seqs, r.Seq)
+		created = le.AppendUint64(created, uint64(tableTime(r.Created)))
+		affirmed = le.AppendUint64(affirmed, uint64(tableTime(r.Affirmed)))
+		imps = le.AppendUint64(imps, math.Float64bits(r.Importance))
+		docs, wins = le.AppendUint32(docs, row.doc), le.AppendUint16(wins, uint16(row.windows))
+		var f byte
+		if r.Quarantined {
+			f |= tableQuarantined
+		}
+		if r.Reference {
+			f |= tableReference
+		}
+		flags = append(flags, f)
 		vals := [stringCols]string{r.Source, r.Discovered, r.Namespace, r.Kind, r.Expires, r.Caller}
 		for c := range cols {
 			cols[c] = le.AppendUint32(cols[c], num(vals[c]))
@@ -274,39 +306,8 @@ func encodeTable(epoch uint64, model [8]byte, dim int, rows []tableRow, auds []a
 	b = le.AppendUint32(b, uint32(n))
 	b = le.AppendUint32(b, uint32(len(strs)))
 	b = le.AppendUint32(b, uint32(len(auds)))
-	for _, row := range rows {
-		b = append(b, row.id[:]...)
-	}
-	for _, row := range rows {
-		b = append(b, row.seal[:]...)
-	}
-	for _, row := range rows {
-		b = le.AppendUint64(b, row.r.Seq)
-	}
-	for _, row := range rows {
-		b = le.AppendUint64(b, uint64(tableTime(row.r.Created)))
-	}
-	for _, row := range rows {
-		b = le.AppendUint64(b, uint64(tableTime(row.r.Affirmed)))
-	}
-	for _, row := range rows {
-		b = le.AppendUint64(b, math.Float64bits(row.r.Importance))
-	}
-	for _, row := range rows {
-		b = le.AppendUint32(b, row.doc)
-	}
-	for _, row := range rows {
-		b = le.AppendUint16(b, uint16(row.windows))
-	}
-	for _, row := range rows {
-		var f byte
-		if row.r.Quarantined {
-			f |= tableQuarantined
-		}
-		if row.r.Reference {
-			f |= tableReference
-		}
-		b = append(b, f)
+	for _, col := range [][]byte{ids, seals, seqs, created, affirmed, imps, docs, wins, flags} {
+		b = append(b, col...)
 	}
 	for c := range cols {
 		b = append(b, cols[c]...)
@@ -578,27 +579,33 @@ func (s *state) DeriveSealed(epoch uint64, live func(vaultfmt.ID) bool, seal fun
 	if v.enc != nil {
 		model, dim = v.modelPrefix(), v.enc.Info().Dim
 	}
-	records := s.records.all()
-	rows := make([]tableRow, 0, len(records))
-	for _, r := range records {
+	// The rows are walked, not built (records.all would build and keep
+	// every record): a row not yet built is looked at once here and read
+	// again when encoded.
+	rows := make([]tableRow, 0, s.records.len())
+	s.records.each(func(r *Record, i int) bool {
 		id, ok := parseID(r.ID)
 		if !ok {
-			continue
+			return true
 		}
 		sl, ok := seal(id)
 		if !ok {
-			continue
+			return true
 		}
 		row := tableRow{id: id, seal: sl, r: r, doc: tableNoDoc}
+		if i >= 0 {
+			row.r, row.row = nil, i
+		}
 		if vs := r.Vectors; vs != nil && vs.Len() > 0 {
 			doc, indexed := ix.docOfID(r.ID)
 			if dim == 0 || !v.hasCurrentVectors(r) || vs.F32 != nil || !r.Live() || !indexed || vs.Dim != dim || vs.Len() > math.MaxUint16 {
-				continue // opened from its item, as without a table
+				return true // opened from its item, as without a table
 			}
 			row.doc, row.windows = doc, vs.Len()
 		}
 		rows = append(rows, row)
-	}
+		return true
+	})
 	var auds []auditRow
 	s.audit.eachBody(func(pos uint64, body []byte) {
 		id := auditID(pos)
@@ -606,7 +613,7 @@ func (s *state) DeriveSealed(epoch uint64, live func(vaultfmt.ID) bool, seal fun
 			auds = append(auds, auditRow{id: id, seal: sl, body: body})
 		}
 	})
-	b := encodeTable(epoch, model, dim, rows, auds)
+	b := encodeTableFrom(&s.records, epoch, model, dim, rows, auds)
 	parts := max(1, (len(b)+segmentPartBytes-1)/segmentPartBytes)
 	if parts > 1<<16-1 {
 		return nil, fmt.Errorf("vault: record table of %d bytes needs too many parts", len(b))

@@ -796,3 +796,137 @@ func TestDecodeTableChunksAnySplit(t *testing.T) {
 		}
 	}
 }
+
+// TestEachYieldsWhatAllYields: the walk over every record gives the same
+// records, field for field, as building them all, with the built ones
+// first and the remaining rows in table order; and it builds none.
+func TestEachYieldsWhatAllYields(t *testing.T) {
+	h := newHarness(t, bowEncoder{})
+	v := h.open("user")
+	ids := varied(t, h, v)
+	if err := v.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	v.Close()
+
+	r := h.open("user")
+	defer r.Close()
+	set := &r.st.records
+	if !r.st.tableUsed || set.t == nil {
+		t.Fatalf("the record table was not used: %v / %v", r.st.tableErr, r.st.tableRetry)
+	}
+	// Some rows built, one replaced by a write, one forgotten.
+	set.get(ids[0])
+	set.get(ids[1])
+	h.store(r, StoreRequest{Text: "Nadia prefers tabs over spaces", Kind: KindOpinion, Supersedes: []string{ids[2]}})
+	if _, err := r.Forget(ids[4], false); err != nil {
+		t.Fatal(err)
+	}
+	left, built := set.left, len(set.m)
+	got := map[string]Record{}
+	lastRow, rows := -1, 0
+	set.each(func(rec *Record, row int) bool {
+		if _, dup := got[rec.ID]; dup {
+			t.Errorf("%s yielded twice", rec.ID)
+		}
+		got[rec.ID] = *rec
+		switch {
+		case row < 0 && rows > 0:
+			t.Errorf("built record %s after a row", rec.ID)
+		case row >= 0 && row <= lastRow:
+			t.Errorf("row %d after row %d", row, lastRow)
+		case row >= 0:
+			lastRow, rows = row, rows+1
+		}
+		return true
+	})
+	if set.left != left || len(set.m) != built {
+		t.Errorf("each built records: %d rows left of %d, %d built of %d", set.left, left, len(set.m), built)
+	}
+	if rows != left || rows == 0 {
+		t.Errorf("%d rows yielded, %d left", rows, left)
+	}
+	all := set.all()
+	if len(got) != len(all) {
+		t.Fatalf("each yielded %d records, all %d", len(got), len(all))
+	}
+	for id, rec := range all {
+		if g, ok := got[id]; !ok || !reflect.DeepEqual(g, *rec) {
+			t.Errorf("%s: each yielded %+v, all %+v", id, g, *rec)
+		}
+	}
+	n := 0
+	set.each(func(*Record, int) bool { n++; return n < 3 })
+	if n != 3 {
+		t.Errorf("the walk went on after false: %d calls", n)
+	}
+}
+
+// TestCompactionLeavesRowsRows: deriving the record table at a compaction
+// walks the rows instead of building them, so a server's first compaction
+// does not leave every record built; the table it writes opens to the
+// same rankings.
+func TestCompactionLeavesRowsRows(t *testing.T) {
+	h := newHarness(t, bowEncoder{})
+	v := h.open("user")
+	varied(t, h, v)
+	if err := v.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	v.Close()
+
+	r := h.open("user")
+	set := &r.st.records
+	if !r.st.tableUsed || set.t == nil {
+		t.Fatalf("the record table was not used: %v / %v", r.st.tableErr, r.st.tableRetry)
+	}
+	h.store(r, StoreRequest{Text: "The ferry timetable lives in the shared drive"})
+	left := set.left
+	if err := r.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if set.t == nil || set.left != left {
+		t.Errorf("the compaction built %d records", left-set.left)
+	}
+	queries := append(segmentQueries(), "release train", "ferry timetable")
+	want := ranking(t, r, queries)
+	r.Close()
+	again := h.open("user")
+	defer again.Close()
+	if !again.st.tableUsed || again.st.tableRecords < left {
+		t.Fatalf("the new table was not used (%d records): %v / %v", again.st.tableRecords, again.st.tableErr, again.st.tableRetry)
+	}
+	if got := ranking(t, again, queries); !slices.Equal(got, want) {
+		t.Errorf("after the compaction:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestRetagLeavesRowsRows: a retag pass (the server runs one every few
+// hours) walks the rows instead of building every record.
+func TestRetagLeavesRowsRows(t *testing.T) {
+	h := newHarness(t, bowEncoder{})
+	v := h.open("user")
+	varied(t, h, v)
+	if err := v.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	v.Close()
+
+	r := h.open("user")
+	defer r.Close()
+	set := &r.st.records
+	if !r.st.tableUsed || set.t == nil {
+		t.Fatalf("the record table was not used: %v / %v", r.st.tableErr, r.st.tableRetry)
+	}
+	left := set.left
+	rep, err := r.Retag(RetagOptions{DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Memories < left/2 {
+		t.Errorf("the pass looked at %d memories of %d rows", rep.Memories, left)
+	}
+	if set.t == nil || set.left != left {
+		t.Errorf("the retag pass built %d records", left-set.left)
+	}
+}

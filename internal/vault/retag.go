@@ -177,12 +177,17 @@ func (v *Vault) retagCandidates() ([]*Record, error) {
 	if err := v.refresh(); err != nil {
 		return nil, err
 	}
+	// A walk, not all: a server retags every few hours, and building every
+	// row kept the whole vault as *Records from its first pass on. A row's
+	// record is the pass's own copy; the write compares it with the
+	// current record by its bytes (retagPlan.stillCurrent).
 	var recs []*Record
-	for _, r := range v.st.records.all() {
+	v.st.records.each(func(r *Record, _ int) bool {
 		if r.Live() && !r.Reference && r.Vectors != nil && r.Vectors.Len() > 0 && v.checkWrite(r.Namespace) == nil {
 			recs = append(recs, r)
 		}
-	}
+		return true
+	})
 	slices.SortFunc(recs, func(a, b *Record) int { return cmp.Compare(a.Seq, b.Seq) })
 	return recs, nil
 }
@@ -204,7 +209,7 @@ func (v *Vault) lockedTagSupport(r *Record) (map[string]float64, error) {
 // above), held below the gain share when fewer than [retagMinCarriers]
 // neighbours carry it. The caller holds v.mu.
 func (v *Vault) tagSupport(r *Record) map[string]float64 {
-	hits := v.st.index.similar(r.Vectors.Float32()[0], r.Namespace, retagNeighbours+1)
+	hits := v.st.index.similarPeek(r.Vectors.Float32()[0], r.Namespace, retagNeighbours+1)
 	support := map[string]float64{}
 	carriers := map[string]int{}
 	var total, best float64
