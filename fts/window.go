@@ -44,6 +44,10 @@ var windowSlots uint32 = 1 << 14
 // for at once, a block ahead.
 const infoAhead = 32
 
+// denseShare: a list holding more than one record in this many is read
+// without asking for the lengths ahead (8 share a cache line).
+const denseShare = 4
+
 // readList is one posting list a query reads, with what crediting one of
 // its records adds.
 type readList struct {
@@ -244,8 +248,11 @@ func (x *Index) readPart(r *Result, sc *searchScratch, part *windowPart, lo, hi 
 		for k := range p.seeds {
 			l := &p.seeds[k]
 			j := part.pos[k]
+			// A list holding a record in every few has the lengths read
+			// in order, which the processor streams itself.
+			sparse := len(l.slots)*denseShare < len(x.info)
 			for ; j < len(l.slots); j++ {
-				if j%infoAhead == 0 {
+				if sparse && j%infoAhead == 0 {
 					// A list's records are scattered over the records'
 					// lengths (at a million records, a cache miss
 					// each): ask for the next block's while this one
