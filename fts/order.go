@@ -83,14 +83,19 @@ func (r *Result) topKeyed(n int) {
 	hits := r.hits
 	sc := r.x.getScratch()
 	defer r.x.scratch.Put(sc)
-	es := slices.Grow(sc.entries[:0], len(hits))[:len(hits)]
+	var es []evEntry
+	if n*heapShare <= len(hits) {
+		es = selectHeap(sc.entries[:0], hits, n)
+	} else {
+		es = slices.Grow(sc.entries[:0], len(hits))[:len(hits)]
+		for i := range hits {
+			es[i] = evEntryOf(&hits[i], i)
+		}
+		if n < len(es) {
+			selectEntries(es, n)
+		}
+	}
 	defer func() { sc.entries = es[:0] }()
-	for i := range hits {
-		es[i] = evEntryOf(&hits[i], i)
-	}
-	if n < len(es) {
-		selectEntries(es, n)
-	}
 	slices.SortFunc(es[:n], evCompare)
 	// The n chosen hits, in order, aside; then the front's other hits
 	// into the places the chosen ones leave behind it.
@@ -118,6 +123,57 @@ func (r *Result) topKeyed(n int) {
 	}
 	copy(hits, chosen)
 	r.sorted = n
+}
+
+// heapShare: a pool of at most this share of the hits is selected with a
+// heap (selectHeap) rather than by quickselect over every hit's entry;
+// the tests set it to compare the two.
+var heapShare = 8
+
+// selectHeap appends to es (empty) the entries of the n hits first in
+// the pool order (n ≤ len(hits)), in no order: a heap of the n best so
+// far, its last in the order at the root, which most hits of a large
+// answer do not pass, so a hit costs its keys and a comparison. The
+// pool order is total (the doc decides last), so the n chosen are those
+// quickselect chooses.
+func selectHeap(es []evEntry, hits []Hit, n int) []evEntry {
+	if n == 0 {
+		return es
+	}
+	for i := range n {
+		es = append(es, evEntryOf(&hits[i], i))
+	}
+	// The root is the entry that comes last: a heap on "after".
+	for i := n/2 - 1; i >= 0; i-- {
+		siftLast(es, i)
+	}
+	for i := n; i < len(hits); i++ {
+		e := evEntryOf(&hits[i], i)
+		if evBefore(&e, &es[0]) {
+			es[0] = e
+			siftLast(es, 0)
+		}
+	}
+	return es
+}
+
+// siftLast restores the heap below i: every entry comes after (or is)
+// its children in the pool order.
+func siftLast(es []evEntry, i int) {
+	for {
+		c := 2*i + 1
+		if c >= len(es) {
+			return
+		}
+		if c+1 < len(es) && evBefore(&es[c], &es[c+1]) {
+			c++
+		}
+		if !evBefore(&es[i], &es[c]) {
+			return
+		}
+		es[i], es[c] = es[c], es[i]
+		i = c
+	}
 }
 
 // selectEntries moves the n entries first in the pool order (in any
@@ -189,29 +245,104 @@ func (r *Result) countPrecedingKeyed(asked []Hit, before []int, sc *searchScratc
 // it to 0 to compare the split count with the single one.
 var splitCount = 20_000
 
+// keyBuckets narrows the bisection of a rank key among the asked keys
+// (sorted in decreasing order) to the few in its bucket: the keys of AND
+// hits and those of the others each span their range cut in
+// bucketCount buckets, and at[b] is where the asked keys of bucket b and
+// below start. Records of one template tie on BM25, so a bucket may hold
+// many keys; they are bisected.
+type keyBuckets struct {
+	split int // asked[:split] are AND hits
+	// per region (0: AND hits, 1: the others): the smallest key, the
+	// shift of a key's offset from it to its bucket, and at.
+	min   [2]uint64
+	max   [2]uint64
+	shift [2]uint
+	at    [2][bucketCount + 1]int32
+}
+
+// bucketCount is how many buckets each region of the keys is cut in.
+const bucketCount = 1024
+
+// set builds the buckets of keys (decreasing).
+func (kb *keyBuckets) set(keys []uint64) {
+	kb.split = 0
+	for kb.split < len(keys) && keys[kb.split]&(1<<63) != 0 {
+		kb.split++
+	}
+	for g, region := range [2][2]int{{0, kb.split}, {kb.split, len(keys)}} {
+		from, to := region[0], region[1]
+		at := &kb.at[g]
+		if from == to {
+			kb.min[g], kb.max[g], kb.shift[g] = 1, 0, 0 // empty: every key is outside
+			for b := range at {
+				at[b] = int32(from)
+			}
+			continue
+		}
+		lo, hi := keys[to-1], keys[from]
+		shift := uint(0)
+		for (hi-lo)>>shift >= bucketCount {
+			shift++
+		}
+		kb.min[g], kb.max[g], kb.shift[g] = lo, hi, shift
+		// at[b]: the first key whose bucket is at most b... counted from
+		// the top: keys of buckets > b come first.
+		k := to
+		for b := range bucketCount + 1 {
+			// at[b] = from + #keys with bucket ≥ b, filled from b = 0
+			// (every key) upwards.
+			for k > from && (keys[k-1]-lo)>>shift < uint64(b) {
+				k--
+			}
+			at[b] = int32(k)
+		}
+	}
+}
+
+// larger returns how many of keys are larger than key.
+func (kb *keyBuckets) larger(keys []uint64, key uint64) int {
+	g := 1
+	if key&(1<<63) != 0 {
+		g = 0
+	}
+	switch {
+	case key > kb.max[g]:
+		if g == 0 {
+			return 0
+		}
+		return kb.split
+	case key < kb.min[g]:
+		if g == 0 {
+			return kb.split
+		}
+		return len(keys)
+	}
+	b := (key - kb.min[g]) >> kb.shift[g]
+	// The bucket's keys are keys[at[b+1]:at[b]]: bisect them.
+	lo, hi := int(kb.at[g][b+1]), int(kb.at[g][b])
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if keys[mid] > key {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
 // countHitsBefore adds to before[k] the hits that precede asked[k] but not
 // asked[k-1] in the rank order (keys are asked's rank keys).
 func countHitsBefore(hits, asked []Hit, keys []uint64, before []int) {
+	var kb keyBuckets
+	kb.set(keys)
 	for i := range hits {
 		h := &hits[i]
 		key := rankKey(h)
 		// lo: the asked hits with a larger key, which all precede h
-		// (keys do not increase along asked). Branch-free bisection.
-		lo := 0
-		if len(keys) > 0 {
-			base := 0
-			for n := len(keys); n > 1; {
-				half := n / 2
-				if keys[base+half] > key {
-					base += half
-				}
-				n -= half
-			}
-			lo = base
-			if keys[base] > key {
-				lo++
-			}
-		}
+		// (keys do not increase along asked).
+		lo := kb.larger(keys, key)
 		// Equal keys (many records of one template tie on BM25): p_lex
 		// and doc decide, as in compareRank, by bisecting the run.
 		if lo < len(keys) && keys[lo] == key {

@@ -396,12 +396,16 @@ func selectTop(hs []Hit, n int) {
 // searchScratch is the per-query working memory, pooled so concurrent
 // queries never share it.
 type searchScratch struct {
-	acc         []accum // by slot
+	// acc and held are the exhaustive read's accumulators by slot and
+	// its bitmap of them in use (acc[slot].mask != 0), made by its first
+	// query: the windowed read has a window's worth of each in parts.
+	acc         []accum
+	held        []uint64
 	touched     []uint32
-	parts       [2]accumPart // accumulate's lists, one per half when split
-	held        []uint64     // by slot, a bit each: acc[slot].mask != 0 (set by accumulate's pass 0)
-	stamp       []uint32     // by slot: generation of the last union count or FindAll
-	where       []int32      // by slot: FindAll's index of the record, when stamped
+	parts       [2]windowPart // the windowed read's lists, one per half when split
+	plan        readPlan      // the windowed read's lists
+	stamp       []uint32      // by slot: generation of the last union count or FindAll
+	where       []int32       // by slot: FindAll's index of the record, when stamped
 	gen         uint32
 	gramHits    []gramCount // by term id
 	gramTouched []uint32
@@ -428,18 +432,26 @@ func (x *Index) getScratch() *searchScratch {
 	if sc == nil {
 		sc = &searchScratch{}
 	}
-	if len(sc.acc) < len(x.info) {
+	if len(sc.stamp) < len(x.info) {
 		// Room for the slots of a sixteenth more documents: a store
 		// adding one slot then does not make every pooled scratch
 		// allocate its arrays again.
 		n := len(x.info) + len(x.info)/16 + 64
-		sc.acc = make([]accum, n)
-		sc.held = make([]uint64, (n+63)/64)
+		sc.acc, sc.held = nil, nil
 		sc.stamp = make([]uint32, n)
 		sc.where = make([]int32, n)
 		sc.gen = 0
 	}
 	return sc
+}
+
+// slotAccums gives sc the exhaustive read's accumulators for every slot
+// (getScratch has sized stamp for them).
+func (sc *searchScratch) slotAccums() {
+	if n := len(sc.stamp); len(sc.acc) < n {
+		sc.acc = make([]accum, n)
+		sc.held = make([]uint64, (n+63)/64)
+	}
 }
 
 // Search answers a query: its framing (see [framingPhrases]) is dropped,
@@ -480,8 +492,13 @@ func (x *Index) SearchWith(query string, o Options) *Result {
 	if o.Related != nil && o.RelatedWeight > 0 {
 		x.relate(r, o)
 	}
-	x.accumulate(r, sc)
-	x.collect(r, sc)
+	if skipPostings {
+		x.readWindows(r, sc)
+	} else {
+		sc.slotAccums()
+		x.accumulateExhaustive(r, sc)
+		x.collect(r, sc)
+	}
 	return r
 }
 
@@ -656,238 +673,8 @@ func (x *Index) unionDF(exps []Expansion, sc *searchScratch) int {
 	return df
 }
 
-// accumulate reads the postings of the active terms, adding to each
-// record's matched-term mask, its Σ weight·I(t) and its BM25.
-//
-// Every answer record holds a seed term (see seedTerms), so the seed
-// terms' postings decide which records are candidates (pass 0) and the
-// other terms' postings only update those (pass 1). Pass 1 does not read
-// a long posting list (a common word's) through: it seeks each candidate
-// in it (see [postingCursor]), so the work follows the candidates, not
-// the records holding "the". When no term is informative, an answer must
-// hold every term (there is no OR), so a candidate missing one term is
-// dropped from the later seeks: its bound (the terms it can still match)
-// no longer reaches the whole query. Each record receives the same
-// additions in the same order as a full scan would make, so every hit's
-// p_lex and BM25 are bit for bit those of the exhaustive read
-// (accumulateExhaustive, which the tests compare against).
-func (x *Index) accumulate(r *Result, sc *searchScratch) {
-	if !skipPostings {
-		x.accumulateExhaustive(r, sc)
-		return
-	}
-	if x.postingsRead(r) < splitPostings || len(x.info) < 2*splitAlign {
-		p := &sc.parts[0]
-		sc.touched, p.live, p.runs = x.accumulateRange(r, sc, 0, math.MaxUint32, sc.touched[:0], p.live[:0], p.runs[:0])
-		return
-	}
-	// Two halves of the slots, one on another core: they credit disjoint
-	// accumulators and bitmap words (the split is a multiple of 64), and
-	// each record receives the same additions in the same order as in one
-	// pass.
-	mid := uint32(len(x.info)/2) &^ (splitAlign - 1)
-	lo, hi := &sc.parts[0], &sc.parts[1]
-	done := make(chan any, 1)
-	go func() {
-		defer func() { done <- recover() }()
-		hi.touched, hi.live, hi.runs = x.accumulateRange(r, sc, mid, math.MaxUint32, hi.touched[:0], hi.live[:0], hi.runs[:0])
-	}()
-	lo.touched, lo.live, lo.runs = x.accumulateRange(r, sc, 0, mid, lo.touched[:0], lo.live[:0], lo.runs[:0])
-	if p := <-done; p != nil {
-		panic(p)
-	}
-	sc.touched = mergeRuns(sc.touched[:0], lo, hi)
-}
-
-// splitPostings is how many postings a query's active terms must hold
-// for accumulate to read the two halves of the slots on two cores: about
-// a millisecond's work, twice what starting and joining costs at worst;
-// the tests set it to 0 to compare the split read with the single one.
-var splitPostings = 150_000
-
-// splitAlign: the halves split at a multiple of the bitmap's word.
-const splitAlign = 64
-
-// postingsRead is how many postings the active terms' lists hold.
-func (x *Index) postingsRead(r *Result) int {
-	n := 0
-	for _, t := range r.Terms {
-		if !t.Active {
-			break
-		}
-		if len(t.Expansions) == 0 {
-			if id, ok := x.lookup(t.Text); ok {
-				n += len(x.terms[id].slots)
-			}
-			continue
-		}
-		for _, e := range t.Expansions {
-			n += len(x.terms[e.id].slots)
-		}
-	}
-	return n
-}
-
-// accumPart is one half's working lists in a split accumulate.
-type accumPart struct {
-	touched, live []uint32
-	runs          []int // len(touched) after each list of pass 0
-}
-
-// mergeRuns appends the records the two halves touched in the order one
-// pass over the whole lists touches them: list by list (the runs), and
-// within a list by slot, the lower half's first.
-func mergeRuns(dst []uint32, lo, hi *accumPart) []uint32 {
-	a, b := 0, 0
-	for k := range lo.runs {
-		dst = append(dst, lo.touched[a:lo.runs[k]]...)
-		dst = append(dst, hi.touched[b:hi.runs[k]]...)
-		a, b = lo.runs[k], hi.runs[k]
-	}
-	return dst
-}
-
-// accumulateRange is accumulate over the postings of the slots in
-// [lo, hi): it appends the records it touches first to touched (and the
-// count after each list of pass 0 to runs) and returns its lists.
-func (x *Index) accumulateRange(r *Result, sc *searchScratch, lo, hi uint32, touched, live []uint32, runs []int) ([]uint32, []uint32, []int) {
-	n := float64(x.Len())
-	avgWords := max(float64(x.words)/n, 1)
-	seeds := seedTerms(r)
-	conjunctive := !anyInformative(r)
-	sorted := false // live is sorted (needed to seek, done at the first seek)
-	for pass := range 2 {
-		if pass == 1 {
-			live = append(live[:0], touched...)
-		}
-		for i, t := range r.Terms {
-			if !t.Active {
-				break
-			}
-			bit := uint64(1) << i
-			if (seeds&bit != 0) != (pass == 0) {
-				continue
-			}
-			lists := t.Expansions
-			if len(lists) == 0 {
-				id, ok := x.lookup(t.Text)
-				if !ok {
-					if conjunctive && pass == 1 {
-						live = live[:0]
-					}
-					continue
-				}
-				lists = []Expansion{{Weight: 1, id: id}}
-			}
-			idf := math.Log(1 + (n-float64(t.DF)+0.5)/(float64(t.DF)+0.5))
-			credit := func(a *accum, e Expansion, tf uint16) {
-				a.mask |= bit
-				a.num += e.Weight * t.Info
-				tf64 := float64(tf)
-				a.bm += e.Weight * idf * tf64 * (bm25K1 + 1) / (tf64 + a.norm)
-			}
-			// Expansions are best first, so the first list to reach a
-			// record gives it the term's best weight.
-			for _, e := range lists {
-				slots, tfs := x.terms[e.id].within(lo, hi)
-				if pass == 0 {
-					for j, s := range slots {
-						// A list's records are scattered over the
-						// accumulators and the records' lengths (at a
-						// million records, a cache miss each): ask for
-						// those a few entries on while this one is
-						// credited.
-						if k := j + prefetchAhead; k < len(slots) {
-							simd.Prefetch(&sc.acc[slots[k]])
-							simd.Prefetch(&x.info[slots[k]])
-						}
-						a := &sc.acc[s]
-						if a.mask&bit != 0 {
-							continue
-						}
-						if a.mask == 0 {
-							touched = append(touched, s)
-							sc.held[s>>6] |= 1 << (s & 63)
-							// The record's BM25 length norm, once per
-							// record rather than once per posting.
-							a.norm = bm25K1 * (1 - bm25B + bm25B*float64(x.info[s].words)/avgWords)
-						}
-						credit(a, e, tfs[j])
-					}
-					runs = append(runs, len(touched))
-					continue
-				}
-				if len(live)*seekRatio > len(slots) {
-					// Most of the list is candidates: read it through,
-					// testing each entry in the bitmap of candidates
-					// (an eighth of a kilobyte per thousand records, so
-					// it stays in cache) before its accumulator (32
-					// bytes a record: at a million records the list
-					// would stream 32 MB of them through the cache).
-					held := sc.held
-					for j, s := range slots {
-						if k := j + prefetchAhead; k < len(slots) {
-							if t := slots[k]; held[t>>6]&(1<<(t&63)) != 0 {
-								simd.Prefetch(&sc.acc[t])
-							}
-						}
-						if held[s>>6]&(1<<(s&63)) == 0 {
-							continue
-						}
-						if a := &sc.acc[s]; a.mask&bit == 0 {
-							credit(a, e, tfs[j])
-						}
-					}
-					continue
-				}
-				if !sorted {
-					slices.Sort(live)
-					sorted = true
-				}
-				cur := postingCursor{slots: slots}
-				for _, s := range live {
-					j, ok := cur.seek(s)
-					if !ok {
-						if cur.done() {
-							break
-						}
-						continue
-					}
-					if a := &sc.acc[s]; a.mask&bit == 0 {
-						credit(a, e, tfs[j])
-					}
-				}
-			}
-			if conjunctive && pass == 1 {
-				kept := live[:0]
-				for _, s := range live {
-					if sc.acc[s].mask&bit != 0 {
-						kept = append(kept, s)
-					}
-				}
-				live = kept
-			}
-		}
-	}
-	return touched, live, runs
-}
-
-// within is the part of the term's postings (slots and their term
-// frequencies) whose slots are in [lo, hi).
-func (p *term) within(lo, hi uint32) ([]uint32, []uint16) {
-	if lo == 0 && hi == math.MaxUint32 {
-		return p.slots, p.tfs
-	}
-	a, _ := slices.BinarySearch(p.slots, lo)
-	b := len(p.slots)
-	if hi != math.MaxUint32 {
-		b, _ = slices.BinarySearch(p.slots, hi)
-	}
-	return p.slots[a:b], p.tfs[a:b]
-}
-
-// prefetchAhead is how many entries ahead accumulate and collect ask for
-// the accumulator (and record length) they will read.
+// prefetchAhead is how many entries ahead collect asks for the
+// accumulator (and record length) it will read.
 const prefetchAhead = 16
 
 // seekRatio is how much longer than the candidate list a posting list
@@ -895,8 +682,9 @@ const prefetchAhead = 16
 // costs a few comparisons where reading costs one per entry.
 const seekRatio = 8
 
-// skipPostings selects the seeking read of pass 1 in accumulate; the
-// tests switch it off to compare against the exhaustive read.
+// skipPostings selects the windowed read (readWindows, which seeks in
+// pass 1's long lists); the tests switch it off to compare against the
+// exhaustive read.
 var skipPostings = true
 
 // anyInformative reports whether an active term is informative, so that
@@ -913,8 +701,11 @@ func anyInformative(r *Result) bool {
 	return false
 }
 
-// accumulateExhaustive is accumulate reading every posting of every
-// active term through: the reference the seeking read must equal.
+// accumulateExhaustive reads every posting of every active term through,
+// list after list, adding to each record's matched-term mask, its
+// Σ weight·I(t) and its BM25 (pass 0: the seed terms' lists, which make
+// the candidates; pass 1: the others', which only update them): the
+// reference the windowed read (readWindows) must equal.
 func (x *Index) accumulateExhaustive(r *Result, sc *searchScratch) {
 	n := float64(x.Len())
 	avgWords := max(float64(x.words)/n, 1)

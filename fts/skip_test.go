@@ -17,11 +17,14 @@ type answer struct {
 	Terms     []QueryTerm
 	Mode      Mode
 	TotalInfo float64
-	Tops      [][]Hit
-	All       []Found
-	Few       []Found
-	Top200    []Hit
-	Holding   [][]Hit
+	// Hits are the hits as the read left them, before any Top: their
+	// order is what Holding and the pool's selection follow.
+	Hits    []Hit
+	Tops    [][]Hit
+	All     []Found
+	Few     []Found
+	Top200  []Hit
+	Holding [][]Hit
 }
 
 // answerOf runs q with the seeking read of the postings and the keyed
@@ -31,9 +34,9 @@ func answerOf(x *Index, q string, fast bool) answer {
 	defer func(skip, keyed bool) { skipPostings, keyedOrder = skip, keyed }(skipPostings, keyedOrder)
 	skipPostings, keyedOrder = fast, fast
 	r := x.Search(q)
-	a := answer{Terms: r.Terms, Mode: r.Mode, TotalInfo: r.TotalInfo}
+	a := answer{Terms: r.Terms, Mode: r.Mode, TotalInfo: r.TotalInfo, Hits: cloneHits(r.hits)}
 	for _, n := range []int{1, 3, 10, 200, r.Len()} {
-		a.Tops = append(a.Tops, slices.Clone(r.Top(n)))
+		a.Tops = append(a.Tops, cloneHits(r.Top(n)))
 	}
 	docs := x.docs.appendDocs(nil)
 	// A search's own ask first (a few hundred records, before any pool
@@ -44,7 +47,7 @@ func answerOf(x *Index, q string, fast bool) answer {
 		few = append(few, docs[i])
 	}
 	a.Few = rs.FindAll(few)
-	a.Top200 = slices.Clone(rs.Top(200))
+	a.Top200 = cloneHits(rs.Top(200))
 	a.All = r.FindAll(docs)
 	for i := range r.Terms {
 		h := r.Holding(i)
@@ -52,6 +55,15 @@ func answerOf(x *Index, q string, fast bool) answer {
 		a.Holding = append(a.Holding, h)
 	}
 	return a
+}
+
+// cloneHits copies hits, nil when there are none (an empty list compares
+// equal whichever buffer it came from).
+func cloneHits(hs []Hit) []Hit {
+	if len(hs) == 0 {
+		return nil
+	}
+	return slices.Clone(hs)
 }
 
 func sameAnswer(t interface {
@@ -99,6 +111,10 @@ func TestSkippingMatchesExhaustive(t *testing.T) {
 			x.Delete(uint32(d))
 		}
 		q := rapid.SliceOfN(rapid.SampledFrom(append(slices.Clone(vocab), extra...)), 1, 8).Draw(t, "query")
+		// Windows of one to four bitmap words, or one spanning the
+		// index: the windowed read must not depend on where they cut.
+		defer func(w uint32) { windowSlots = w }(windowSlots)
+		windowSlots = rapid.SampledFrom([]uint32{64, 128, 256, 1 << 14}).Draw(t, "window")
 		sameAnswer(t, x, joinWords(q))
 	})
 }
@@ -114,11 +130,14 @@ func TestSkipping20k(t *testing.T) {
 	x, c := bench20k()
 	rng := rand.New(rand.NewPCG(9, 9))
 	large := 0 // queries finding more hits than a pool and a widening hold
+	defer func(w uint32) { windowSlots = w }(windowSlots)
 	for i := range 300 {
 		q := c.query(1 + rng.IntN(20))
 		if i%10 == 0 {
 			q += " " + c.words[rng.IntN(2000)] + "xq"
 		}
+		// Windows from one bitmap word to the whole index.
+		windowSlots = []uint32{64, 640, 4096, 1 << 14, 1 << 20}[i%5]
 		sameAnswer(t, x, q)
 		if x.Search(q).Len() > 4*200 {
 			large++

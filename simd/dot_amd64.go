@@ -25,6 +25,13 @@ func prefetch(first, last *uint32)
 //go:noescape
 func prefetchLine(p unsafe.Pointer)
 
+// prefetchIndexed issues PREFETCHT0 for the line of element i (of size
+// bytes) of the n at base, for each i in idx below n; the reference is
+// doing nothing.
+//
+//go:noescape
+func prefetchIndexed(base unsafe.Pointer, n, size uintptr, idx []uint32)
+
 // dotF32AVX2 scores with 4×8-lane VFMADD231PS and a scalar FMA tail.
 //
 //go:noescape

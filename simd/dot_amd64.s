@@ -446,3 +446,25 @@ TEXT ·prefetchLine(SB), NOSPLIT, $0-8
 	MOVQ p+0(FP), AX
 	PREFETCHT0 (AX)
 	RET
+
+// func prefetchIndexed(base unsafe.Pointer, n, size uintptr, idx []uint32)
+TEXT ·prefetchIndexed(SB), NOSPLIT, $0-48
+	MOVQ base+0(FP), R8
+	MOVQ n+8(FP), BX
+	MOVQ size+16(FP), DX
+	MOVQ idx_base+24(FP), SI
+	MOVQ idx_len+32(FP), CX
+	TESTQ CX, CX
+	JZ pidone
+piloop:
+	MOVL (SI), AX
+	CMPQ AX, BX
+	JAE pinext
+	IMULQ DX, AX
+	PREFETCHT0 (R8)(AX*1)
+pinext:
+	ADDQ $4, SI
+	DECQ CX
+	JNZ piloop
+pidone:
+	RET

@@ -22,3 +22,5 @@ func features() []string { return nil }
 func prefetch(first, last *uint32) {}
 
 func prefetchLine(p unsafe.Pointer) {}
+
+func prefetchIndexed(base unsafe.Pointer, n, size uintptr, idx []uint32) {}

@@ -140,6 +140,17 @@ func PrefetchUint32s(s []uint32) {
 // reads nothing, changes nothing and never faults.
 func Prefetch[T any](p *T) { prefetchLine(unsafe.Pointer(p)) }
 
+// PrefetchIndexed hints the processor to start loading the cache lines
+// holding base[i] for each i in idx (indexes past base are skipped): one
+// call for a block of scattered elements a loop will touch, where a
+// [Prefetch] per element would cost a call each. Like Prefetch it reads
+// nothing of base, changes nothing and never faults.
+func PrefetchIndexed[T any](base []T, idx []uint32) {
+	if len(base) > 0 && len(idx) > 0 {
+		prefetchIndexed(unsafe.Pointer(&base[0]), uintptr(len(base)), unsafe.Sizeof(base[0]), idx)
+	}
+}
+
 func checkGather(dim, mlen int, rows []uint32, outLen int) {
 	if len(rows) != outLen {
 		panic("simd: gather: len(rows) != len(out)")

@@ -334,3 +334,22 @@ func TestQuantizeI8(t *testing.T) {
 		t.Fatalf("zero vector: %v scale %g", q[:2], s)
 	}
 }
+
+// TestPrefetchIndexed: hinting the elements of a slice by index, some of
+// them past its end, changes nothing of the slice and never faults.
+func TestPrefetchIndexed(t *testing.T) {
+	type row struct{ a, b uint32 }
+	base := make([]row, 1000)
+	for i := range base {
+		base[i] = row{uint32(i), uint32(2 * i)}
+	}
+	idx := []uint32{0, 999, 1000, 1 << 31, 0xFFFFFFFF, 17, 512}
+	PrefetchIndexed(base, idx)
+	PrefetchIndexed(base, nil)
+	PrefetchIndexed([]row(nil), idx)
+	for i, r := range base {
+		if r != (row{uint32(i), uint32(2 * i)}) {
+			t.Fatalf("row %d changed to %+v", i, r)
+		}
+	}
+}
