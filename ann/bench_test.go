@@ -82,3 +82,20 @@ func BenchmarkHNSWAdd(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkHNSWRestore reads back a 20,000-node int8 graph, as a vault's
+// open does with its segment's index.
+func BenchmarkHNSWRestore(b *testing.B) {
+	idx, _ := benchIndex(b, "hnsw", Int8, 20000)
+	blob, err := idx.(*HNSW).MarshalBinary()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(blob)))
+	for b.Loop() {
+		if _, err := Unmarshal(blob); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

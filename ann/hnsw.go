@@ -38,7 +38,7 @@ type HNSW struct {
 	levels   []int8     // top layer of each slot, −1 for a free slot
 	l0       []uint32   // layer-0 links: per slot, count then m0 ids
 	upper    [][]uint32 // layers 1..level: per layer, count then m ids
-	nodeOf   map[uint64]uint32
+	nodeOf   nodeIndex
 	free     []uint32
 	entry    uint32
 	maxLevel int // −1 when empty
@@ -54,7 +54,6 @@ func NewHNSW(dim int, opts Options) *HNSW {
 		st:       newStore(dim, opts.Storage),
 		shadow:   newStore(dim, Int8),
 		opts:     opts,
-		nodeOf:   map[uint64]uint32{},
 		maxLevel: -1,
 		rng:      opts.Seed,
 	}
@@ -71,7 +70,7 @@ func (h *HNSW) setM(m int) {
 func (h *HNSW) Dim() int { return h.st.dim }
 
 // Len returns the number of live keys.
-func (h *HNSW) Len() int { return len(h.nodeOf) }
+func (h *HNSW) Len() int { return h.nodeOf.len() }
 
 func (h *HNSW) maxLinks(level int) int {
 	if level == 0 {
@@ -242,7 +241,7 @@ func (s *searchScratch) drainSorted() []cand {
 
 // Search returns the k live keys closest to vec, best first.
 func (h *HNSW) Search(vec []float32, k int) []Hit {
-	if k <= 0 || len(h.nodeOf) == 0 || len(vec) != h.st.dim {
+	if k <= 0 || h.nodeOf.len() == 0 || len(vec) != h.st.dim {
 		return nil
 	}
 	s := h.scratch()
@@ -294,7 +293,7 @@ func (h *HNSW) addQuery(key uint64, q *query) {
 	h.Delete(key)
 	id := h.allocSlot(h.randomLevel())
 	h.keys[id] = key
-	h.nodeOf[key] = id
+	h.nodeOf.set(key, id)
 	h.st.set(int(id), q)
 	bq := q
 	if h.st.storage == F32 {
@@ -456,14 +455,14 @@ func (h *HNSW) relink(nb uint32, level int, ids []uint32, s *searchScratch) {
 
 // Delete removes key and repairs the graph around it.
 func (h *HNSW) Delete(key uint64) bool {
-	id, ok := h.nodeOf[key]
+	id, ok := h.nodeOf.get(key)
 	if !ok {
 		return false
 	}
 	if h.w == nil {
 		h.w = new(searchScratch)
 	}
-	delete(h.nodeOf, key)
+	h.nodeOf.del(key)
 	top := int(h.levels[id])
 	for l := 0; l <= top; l++ {
 		h.unlink(id, l)

@@ -27,7 +27,7 @@ func (e *Exact) RowInt8(dst []int8, key uint64) ([]int8, float32, bool) {
 
 // RowInt8 implements [Int8Reader].
 func (h *HNSW) RowInt8(dst []int8, key uint64) ([]int8, float32, bool) {
-	id, ok := h.nodeOf[key]
+	id, ok := h.nodeOf.get(key)
 	if !ok {
 		return dst, 0, false
 	}
@@ -78,7 +78,7 @@ func (e *Exact) ScoreKeys(query []float32, keys []uint64) ([]float32, []bool) {
 // ScoreKeys implements [KeyScorer].
 func (h *HNSW) ScoreKeys(query []float32, keys []uint64) ([]float32, []bool) {
 	return h.st.scoreKeys(query, keys, func(key uint64) (int, bool) {
-		id, ok := h.nodeOf[key]
+		id, ok := h.nodeOf.get(key)
 		return int(id), ok
 	})
 }

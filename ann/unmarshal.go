@@ -272,7 +272,7 @@ func restoreExact(h header, st store, keys []uint64) (*Exact, error) {
 }
 
 func readGraph(d *decoder, h header, st store, keys []uint64) (*HNSW, error) {
-	g := &HNSW{st: st, opts: h.opts, keys: keys, nodeOf: make(map[uint64]uint32, h.n), rng: h.rng}
+	g := &HNSW{st: st, opts: h.opts, keys: keys, rng: h.rng}
 	g.setM(h.opts.M)
 	entry := d.u32()
 	levels := d.take(uint64(h.n))
@@ -306,10 +306,9 @@ func readGraph(d *decoder, h header, st store, keys []uint64) (*HNSW, error) {
 	if err := g.readLinks(d); err != nil {
 		return nil, err
 	}
-	for i, k := range keys {
-		if g.nodeOf[k] = uint32(i); len(g.nodeOf) != i+1 {
-			return nil, corrupt("duplicate key %d", k)
-		}
+	var dup int
+	if g.nodeOf, dup = indexKeys(keys); dup >= 0 {
+		return nil, corrupt("duplicate key %d", keys[dup])
 	}
 	g.restoreShadow()
 	return g, nil
