@@ -26,6 +26,13 @@ type Claim struct {
 // two claims of a template say the same thing (a duplicate) or state two
 // values of the same thing (an update); claims of different templates
 // differ in their fixed words. The other fields stay random, as before.
+//
+// The questions are the generation-1 ones: most name what they ask about,
+// but three templates ask in common words only (which host and port the
+// billing service of a project uses, how often a project is backed up,
+// its budget in a quarter), which many claims answer. Those questions read
+// long posting lists, and the latency bench keeps them so its figures
+// stay comparable with the ones measured before every line was distinct.
 var (
 	claimPeople = []string{"Priya", "Max", "Ana", "Tomas", "Lena", "Omar", "Yuki", "Sam", "Ingrid", "Kofi",
 		"Marta", "Dev", "Chloe", "Rafael", "Noor", "Jonas", "Aiko", "Pedro", "Zara", "Henrik",
@@ -73,7 +80,7 @@ var claimTemplates = []func(r *rand.Rand, k int) Claim{
 		p, s := pick(r, claimProjects), pick(r, claimServices)
 		host, port := fmt.Sprintf("%s-%d.internal", s[:3], k), 1024+r.IntN(60000)
 		return Claim{Text: fmt.Sprintf("The %s of %s runs on %s port %d", s, p, host, port), Tags: []string{p},
-			Query: fmt.Sprintf("which port does %s use", host)}
+			Query: fmt.Sprintf("which host and port does the %s of %s use", s, p)}
 	},
 	func(r *rand.Rand, k int) Claim {
 		who := person(k)
@@ -123,7 +130,7 @@ var claimTemplates = []func(r *rand.Rand, k int) Claim{
 	func(r *rand.Rand, k int) Claim {
 		p := pick(r, claimProjects)
 		return Claim{Text: fmt.Sprintf("The nightly backup of %s runs every %d hours to bucket bk-%d", p, 1+r.IntN(24), k),
-			Tags: []string{p}, Query: fmt.Sprintf("how often is bucket bk-%d written", k)}
+			Tags: []string{p}, Query: fmt.Sprintf("how often is %s backed up", p)}
 	},
 	func(r *rand.Rand, k int) Claim {
 		who, f := person(k), pick(r, claimFoods)
@@ -133,7 +140,7 @@ var claimTemplates = []func(r *rand.Rand, k int) Claim{
 		p := pick(r, claimProjects)
 		q, centre := 1+k%4, 100+k/4
 		return Claim{Text: fmt.Sprintf("The %s budget of cost centre %d for Q%d is %d euros", p, centre, q, 1000*(5+r.IntN(400))), Tags: []string{p},
-			Query: fmt.Sprintf("what is the budget of cost centre %d in Q%d", centre, q)}
+			Query: fmt.Sprintf("what is the budget of %s in Q%d", p, q)}
 	},
 	func(r *rand.Rand, k int) Claim {
 		who, th := person(k), pick(r, claimThings)
