@@ -644,11 +644,11 @@ func FuzzDecodeTable(f *testing.F) {
 	})
 }
 
-// TestRowsTakeWrites: writes to records that are still table rows
-// (supersede, forget, an opinion's re-affirmation) index and unindex them
-// as they do records, searches agree with a full replay of the same file,
-// and only the records written and returned are built.
-func TestRowsTakeWrites(t *testing.T) {
+// reopenAsRows stores the varied records, compacts and reopens the vault,
+// and checks the reopened vault holds them as record-table rows. It
+// returns the harness, the reopened vault and the stored ids.
+func reopenAsRows(t *testing.T) (*harness, *Vault, []string) {
+	t.Helper()
 	h := newHarness(t, bowEncoder{})
 	v := h.open("user")
 	ids := varied(t, h, v)
@@ -656,12 +656,20 @@ func TestRowsTakeWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	v.Close()
-
 	r := h.open("user")
-	set := &r.st.records
-	if !r.st.tableUsed || set.t == nil {
+	if !r.st.tableUsed || r.st.records.t == nil {
 		t.Fatalf("the record table was not used: %v / %v", r.st.tableErr, r.st.tableRetry)
 	}
+	return h, r, ids
+}
+
+// TestRowsTakeWrites: writes to records that are still table rows
+// (supersede, forget, an opinion's re-affirmation) index and unindex them
+// as they do records, searches agree with a full replay of the same file,
+// and only the records written and returned are built.
+func TestRowsTakeWrites(t *testing.T) {
+	h, r, ids := reopenAsRows(t)
+	set := &r.st.records
 	// Three rows: one superseded, one forgotten, one re-stated.
 	hits, err := r.Search(SearchRequest{Query: "staging database port", TopK: 3})
 	if err != nil || len(hits) != 3 {
@@ -801,20 +809,9 @@ func TestDecodeTableChunksAnySplit(t *testing.T) {
 // records, field for field, as building them all, with the built ones
 // first and the remaining rows in table order; and it builds none.
 func TestEachYieldsWhatAllYields(t *testing.T) {
-	h := newHarness(t, bowEncoder{})
-	v := h.open("user")
-	ids := varied(t, h, v)
-	if err := v.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	v.Close()
-
-	r := h.open("user")
+	h, r, ids := reopenAsRows(t)
 	defer r.Close()
 	set := &r.st.records
-	if !r.st.tableUsed || set.t == nil {
-		t.Fatalf("the record table was not used: %v / %v", r.st.tableErr, r.st.tableRetry)
-	}
 	// Some rows built, one replaced by a write, one forgotten.
 	set.get(ids[0])
 	set.get(ids[1])
@@ -867,19 +864,8 @@ func TestEachYieldsWhatAllYields(t *testing.T) {
 // does not leave every record built; the table it writes opens to the
 // same rankings.
 func TestCompactionLeavesRowsRows(t *testing.T) {
-	h := newHarness(t, bowEncoder{})
-	v := h.open("user")
-	varied(t, h, v)
-	if err := v.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	v.Close()
-
-	r := h.open("user")
+	h, r, _ := reopenAsRows(t)
 	set := &r.st.records
-	if !r.st.tableUsed || set.t == nil {
-		t.Fatalf("the record table was not used: %v / %v", r.st.tableErr, r.st.tableRetry)
-	}
 	h.store(r, StoreRequest{Text: "The ferry timetable lives in the shared drive"})
 	left := set.left
 	if err := r.Flush(); err != nil {
@@ -904,20 +890,9 @@ func TestCompactionLeavesRowsRows(t *testing.T) {
 // TestRetagLeavesRowsRows: a retag pass (the server runs one every few
 // hours) walks the rows instead of building every record.
 func TestRetagLeavesRowsRows(t *testing.T) {
-	h := newHarness(t, bowEncoder{})
-	v := h.open("user")
-	varied(t, h, v)
-	if err := v.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	v.Close()
-
-	r := h.open("user")
+	_, r, _ := reopenAsRows(t)
 	defer r.Close()
 	set := &r.st.records
-	if !r.st.tableUsed || set.t == nil {
-		t.Fatalf("the record table was not used: %v / %v", r.st.tableErr, r.st.tableRetry)
-	}
 	left := set.left
 	rep, err := r.Retag(RetagOptions{DryRun: true})
 	if err != nil {
